@@ -1,0 +1,587 @@
+//! The functions of the C ABI, in the order of the header.
+
+use std::ffi::c_char;
+
+use glam::DVec2;
+
+use super::guard::{
+    call, optional_slice_mut, output, read, register, slice, slice_mut, unregister,
+    with_last_error, with_world,
+};
+use super::types::*;
+use crate::body::{BodyDesc, BodyState};
+use crate::error::{Error, ErrorKind, Result};
+use crate::hull::HullDesc;
+use crate::water::{FlatWater, GerstnerWater, GerstnerWave, PerlinWater, Water};
+use crate::world::{BodyId, HullId, World, WorldDesc};
+
+// ---------------------------------------------------------------------------------------
+// Status and diagnostics
+
+/// KEEL_ABI_VERSION of the library: major << 16 | minor. Compare with the header's.
+#[unsafe(no_mangle)]
+pub extern "C" fn keel_abi_version() -> u32 {
+    KEEL_ABI_VERSION
+}
+
+/// The library's version, e.g. "0.1.0": static, NUL-terminated.
+#[unsafe(no_mangle)]
+pub extern "C" fn keel_version_string() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+/// Message of the last failure on the calling thread, "function: reason". Returns its
+/// length without the NUL; copies at most capacity - 1 bytes plus a NUL when buf is not
+/// NULL and capacity > 0. An empty string if nothing failed on this thread yet.
+///
+/// # Safety
+/// `buf` is NULL or points to `capacity` writable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_last_error_message(buf: *mut c_char, capacity: usize) -> usize {
+    with_last_error(|message| {
+        if !buf.is_null() && capacity > 0 {
+            let n = message.len().min(capacity - 1);
+            // SAFETY: the caller provides `capacity` bytes at `buf`; n + 1 <= capacity.
+            unsafe {
+                std::ptr::copy_nonoverlapping(message.as_ptr().cast::<c_char>(), buf, n);
+                *buf.add(n) = 0;
+            }
+        }
+        message.len()
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// World
+
+/// Fills desc with the defaults: gravity 9.81, water 1000 kg/m^3, air 1.225 kg/m^3,
+/// viscosity 1e-6 m^2/s, one thread per core. Does nothing if desc is NULL.
+///
+/// # Safety
+/// `desc` is NULL or points to a writable KeelWorldDesc.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_world_desc_default(desc: *mut KeelWorldDesc) {
+    if let Ok(desc) = unsafe { output(desc, "desc") } {
+        *desc = KeelWorldDesc::from(&WorldDesc::default());
+    }
+}
+
+/// Creates a world with flat water at height 0 and time 0.
+///
+/// # Safety
+/// Pointers are NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_world_create(
+    desc: *const KeelWorldDesc,
+    out_world: *mut KeelWorld,
+) -> KeelStatus {
+    call("keel_world_create", || {
+        let desc = unsafe { read(desc, "desc") }?;
+        let out = unsafe { output(out_world, "out_world") }?;
+        let world = World::new(&WorldDesc::from(&desc))?;
+        *out = register(world)?;
+        Ok(())
+    })
+}
+
+/// Destroys a world with its hulls and bodies. Calls running on it finish first.
+#[unsafe(no_mangle)]
+pub extern "C" fn keel_world_destroy(world: KeelWorld) -> KeelStatus {
+    call("keel_world_destroy", || unregister(world))
+}
+
+/// Sets the water animation time, seconds (finite).
+#[unsafe(no_mangle)]
+pub extern "C" fn keel_world_set_time(world: KeelWorld, seconds: f64) -> KeelStatus {
+    call("keel_world_set_time", || {
+        with_world(world, |w| w.set_time(seconds))
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Water: one surface per world, flat at height 0 until set.
+
+/// Flat water at height `level`.
+#[unsafe(no_mangle)]
+pub extern "C" fn keel_water_set_flat(world: KeelWorld, level: f32) -> KeelStatus {
+    call("keel_water_set_flat", || {
+        let level = crate::error::finite("level", level as f64)?;
+        with_world(world, |w| {
+            w.set_water(Water::Flat(FlatWater { level }));
+            Ok(())
+        })
+    })
+}
+
+/// Fills desc with the thesis's defaults: level 0, scale 0.1, speed 0.5, height 1.0,
+/// only_x false. Does nothing if desc is NULL.
+///
+/// # Safety
+/// `desc` is NULL or points to a writable KeelPerlinWaterDesc.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_perlin_water_desc_default(desc: *mut KeelPerlinWaterDesc) {
+    if let Ok(desc) = unsafe { output(desc, "desc") } {
+        *desc = KeelPerlinWaterDesc {
+            level: 0.0,
+            perlin_scale: 0.1,
+            wave_speed: 0.5,
+            wave_height: 1.0,
+            only_x: false,
+        };
+    }
+}
+
+/// The thesis's Perlin waves (Tenhunen 2019, function 2.2 GetWaveYPos).
+///
+/// # Safety
+/// `desc` is NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_water_set_perlin(
+    world: KeelWorld,
+    desc: *const KeelPerlinWaterDesc,
+) -> KeelStatus {
+    call("keel_water_set_perlin", || {
+        let d = unsafe { read(desc, "desc") }?;
+        let water = PerlinWater::new(
+            d.level as f64,
+            d.perlin_scale as f64,
+            d.wave_speed as f64,
+            d.wave_height as f64,
+            d.only_x,
+        )?;
+        with_world(world, |w| {
+            w.set_water(Water::Perlin(Box::new(water)));
+            Ok(())
+        })
+    })
+}
+
+/// A sum of `count` Gerstner waves around `level` (waves may be NULL when count is 0).
+/// The waves are copied.
+///
+/// # Safety
+/// `waves` is NULL or points to `count` KeelGerstnerWave.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_water_set_gerstner(
+    world: KeelWorld,
+    waves: *const KeelGerstnerWave,
+    count: u32,
+    level: f32,
+) -> KeelStatus {
+    call("keel_water_set_gerstner", || {
+        let waves: Vec<GerstnerWave> = unsafe { slice(waves, count, "waves") }?
+            .iter()
+            .map(|w| GerstnerWave {
+                amplitude: w.amplitude as f64,
+                wavelength: w.wavelength as f64,
+                direction: DVec2::new(w.direction_x as f64, w.direction_z as f64),
+                steepness: w.steepness as f64,
+                phase: w.phase as f64,
+            })
+            .collect();
+        with_world(world, |w| {
+            let water = GerstnerWater::new(&waves, level as f64, w.desc().gravity)?;
+            w.set_water(Water::Gerstner(water));
+            Ok(())
+        })
+    })
+}
+
+/// Surface height under each point's (x, z) at the world's time; the points' y is
+/// ignored. Normals (unit, up-facing) and water particle velocities at the surface are
+/// optional: pass NULL to skip them.
+///
+/// # Safety
+/// `points` and `out_heights` point to `count` elements; the optional outputs are NULL
+/// or point to `count` elements.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_water_sample(
+    world: KeelWorld,
+    points: *const KeelVec3,
+    count: u32,
+    out_heights: *mut f32,
+    out_normals: *mut KeelVec3,
+    out_velocities: *mut KeelVec3,
+) -> KeelStatus {
+    call("keel_water_sample", || {
+        let points = unsafe { slice(points, count, "points") }?;
+        let heights = unsafe { slice_mut(out_heights, count, "out_heights") }?;
+        let mut normals = unsafe { optional_slice_mut(out_normals, count, "out_normals") }?;
+        let mut velocities =
+            unsafe { optional_slice_mut(out_velocities, count, "out_velocities") }?;
+        if let Some(i) = points
+            .iter()
+            .position(|p| !p.x.is_finite() || !p.z.is_finite())
+        {
+            return Err(Error::argument(format!(
+                "points[{i}] must have a finite x and z"
+            )));
+        }
+        with_world(world, |w| {
+            let full = normals.is_some() || velocities.is_some();
+            for (i, p) in points.iter().enumerate() {
+                let (x, z) = (p.x as f64, p.z as f64);
+                if full {
+                    let s = w.sample_water(x, z);
+                    heights[i] = s.height as f32;
+                    if let Some(n) = normals.as_deref_mut() {
+                        n[i] = s.normal.into();
+                    }
+                    if let Some(v) = velocities.as_deref_mut() {
+                        v[i] = s.velocity.into();
+                    }
+                } else {
+                    heights[i] = w.water_height(x, z) as f32;
+                }
+            }
+            Ok(())
+        })
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Hulls: immutable triangle meshes in body-local coordinates, shared by bodies.
+
+/// Validates and copies a mesh. Coincident vertices are welded, zero-area triangles
+/// skipped and counted, a closed mesh found inside out is flipped (see KeelHullInfo).
+/// Fails with KEEL_ERROR_INVALID_MESH when an index is out of range, index_count is not
+/// a multiple of 3, a vertex is not finite, or no triangle is usable.
+///
+/// # Safety
+/// `desc` is NULL or valid, and its arrays hold the counts it states.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_hull_create(
+    world: KeelWorld,
+    desc: *const KeelHullDesc,
+    out_hull: *mut KeelHull,
+) -> KeelStatus {
+    call("keel_hull_create", || {
+        let d = unsafe { read(desc, "desc") }?;
+        let out = unsafe { output(out_hull, "out_hull") }?;
+        let vertices = unsafe { slice(d.vertices, d.vertex_count, "desc.vertices") }?;
+        let indices = unsafe { slice(d.indices, d.index_count, "desc.indices") }?;
+        let vertices: Vec<glam::Vec3> = vertices.iter().map(|v| v.to_vec3()).collect();
+        with_world(world, |w| {
+            let id = w.create_hull(&HullDesc {
+                vertices: &vertices,
+                indices,
+                flip_winding: d.flip_winding,
+            })?;
+            *out = id.0;
+            Ok(())
+        })
+    })
+}
+
+/// Facts about a hull: counts, closedness, area, volume, centroid, bounds.
+///
+/// # Safety
+/// `out_info` is NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_hull_get_info(
+    world: KeelWorld,
+    hull: KeelHull,
+    out_info: *mut KeelHullInfo,
+) -> KeelStatus {
+    call("keel_hull_get_info", || {
+        let out = unsafe { output(out_info, "out_info") }?;
+        let info = with_world(world, |w| w.hull_info(HullId(hull)))?;
+        *out = KeelHullInfo::from(&info);
+        Ok(())
+    })
+}
+
+/// Destroys a hull; fails with KEEL_ERROR_INVALID_ARGUMENT while a body uses it.
+#[unsafe(no_mangle)]
+pub extern "C" fn keel_hull_destroy(world: KeelWorld, hull: KeelHull) -> KeelStatus {
+    call("keel_hull_destroy", || {
+        with_world(world, |w| w.destroy_hull(HullId(hull)))
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Bodies: a hull, its force model and its history. The host's engine owns the rigid body.
+
+/// Fills desc with the defaults: hull 0, mass 1000 kg, KEEL_BUOYANCY_PRESSURE, forces
+/// VISCOUS | PRESSURE_DRAG | SLAMMING | AIR, and the drag coefficients of KeelBodyDesc.
+/// Does nothing if desc is NULL.
+///
+/// # Safety
+/// `desc` is NULL or points to a writable KeelBodyDesc.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_body_desc_default(desc: *mut KeelBodyDesc) {
+    if let Ok(desc) = unsafe { output(desc, "desc") } {
+        *desc = KeelBodyDesc::from(&BodyDesc::default());
+    }
+}
+
+/// Creates a body. KEEL_BUOYANCY_VOLUME and KEEL_BUOYANCY_AREA_RATIO need a closed hull:
+/// on an open one this fails with KEEL_ERROR_INVALID_ARGUMENT and says so.
+///
+/// # Safety
+/// Pointers are NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_body_create(
+    world: KeelWorld,
+    desc: *const KeelBodyDesc,
+    out_body: *mut KeelBody,
+) -> KeelStatus {
+    call("keel_body_create", || {
+        let desc = unsafe { read(desc, "desc") }?.to_engine()?;
+        let out = unsafe { output(out_body, "out_body") }?;
+        *out = with_world(world, |w| w.create_body(&desc))?.0;
+        Ok(())
+    })
+}
+
+/// Changes any field, the hull too; a new hull starts a fresh history.
+///
+/// # Safety
+/// `desc` is NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_body_set_desc(
+    world: KeelWorld,
+    body: KeelBody,
+    desc: *const KeelBodyDesc,
+) -> KeelStatus {
+    call("keel_body_set_desc", || {
+        let desc = unsafe { read(desc, "desc") }?.to_engine()?;
+        with_world(world, |w| w.set_body_desc(BodyId(body), &desc))
+    })
+}
+
+/// The body's current description (for read-modify-write with keel_body_set_desc).
+///
+/// # Safety
+/// `out_desc` is NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_body_get_desc(
+    world: KeelWorld,
+    body: KeelBody,
+    out_desc: *mut KeelBodyDesc,
+) -> KeelStatus {
+    call("keel_body_get_desc", || {
+        let out = unsafe { output(out_desc, "out_desc") }?;
+        let desc = with_world(world, |w| Ok(*w.body(BodyId(body))?.desc()))?;
+        *out = KeelBodyDesc::from(&desc);
+        Ok(())
+    })
+}
+
+/// Destroys a body.
+#[unsafe(no_mangle)]
+pub extern "C" fn keel_body_destroy(world: KeelWorld, body: KeelBody) -> KeelStatus {
+    call("keel_body_destroy", || {
+        with_world(world, |w| w.destroy_body(BodyId(body)))
+    })
+}
+
+/// Forces for one fixed step of length dt (> 0) from the body's current state, at the
+/// world's current water time; remembers what slamming needs for the next step and keeps
+/// the detail below until the next step of this body.
+///
+/// # Safety
+/// Pointers are NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_body_step(
+    world: KeelWorld,
+    body: KeelBody,
+    state: *const KeelBodyState,
+    dt: f32,
+    out_forces: *mut KeelBodyForces,
+) -> KeelStatus {
+    call("keel_body_step", || {
+        let state = BodyState::from(&unsafe { read(state, "state") }?);
+        let out = unsafe { output(out_forces, "out_forces") }?;
+        let forces = with_world(world, |w| w.step_body(BodyId(body), &state, dt as f64))?;
+        *out = KeelBodyForces::from(&forces);
+        Ok(())
+    })
+}
+
+/// The same for `count` bodies at once, in parallel; identical results to calling
+/// keel_body_step for each. Every body and state is checked first: on any error nothing
+/// is stepped or written. A body listed twice is an error.
+///
+/// # Safety
+/// The arrays hold `count` elements (they may be NULL when count is 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_world_step(
+    world: KeelWorld,
+    bodies: *const KeelBody,
+    states: *const KeelBodyState,
+    count: u32,
+    dt: f32,
+    out_forces: *mut KeelBodyForces,
+) -> KeelStatus {
+    call("keel_world_step", || {
+        // KeelBody and BodyId are both a transparent u64.
+        let ids = unsafe { slice(bodies.cast::<BodyId>(), count, "bodies") }?;
+        let states = unsafe { slice(states, count, "states") }?;
+        let out = unsafe { slice_mut(out_forces, count, "out_forces") }?;
+        with_world(world, |w| {
+            w.step_bodies(
+                ids,
+                states,
+                dt as f64,
+                out,
+                |s| BodyState::from(s),
+                |f, o| *o = KeelBodyForces::from(f),
+            )
+        })
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Detail of the last step. Two-call pattern: with out == NULL only *out_count is written
+// (the number of elements needed) and the call succeeds; with too small a capacity
+// nothing is copied, *out_count is the number needed and the call returns
+// KEEL_ERROR_BUFFER_TOO_SMALL. Capacities and counts are in elements of `out`.
+
+unsafe fn copy_detail<T>(
+    needed: usize,
+    items: impl Iterator<Item = T>,
+    out: *mut T,
+    capacity: u32,
+    out_count: *mut u32,
+) -> Result<()> {
+    let count = unsafe { output(out_count, "out_count") }?;
+    let needed = u32::try_from(needed)
+        .map_err(|_| Error::argument("the result does not fit a uint32_t count"))?;
+    if out.is_null() {
+        *count = needed;
+        return Ok(());
+    }
+    if capacity < needed {
+        *count = needed;
+        return Err(Error::new(
+            ErrorKind::BufferTooSmall,
+            format!("capacity is {capacity} but {needed} elements are needed"),
+        ));
+    }
+    let dst = unsafe { slice_mut(out, needed, "out") }?;
+    for (d, s) in dst.iter_mut().zip(items) {
+        *d = s;
+    }
+    *count = needed;
+    Ok(())
+}
+
+/// (point, force) pairs, world, whose sum and moment about the centre of mass reproduce
+/// the last step's force and torque, apart from the angular-damping couple.
+///
+/// # Safety
+/// `out` is NULL or holds `capacity` elements; `out_count` is valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_body_get_triangle_forces(
+    world: KeelWorld,
+    body: KeelBody,
+    out: *mut KeelTriangleForce,
+    capacity: u32,
+    out_count: *mut u32,
+) -> KeelStatus {
+    call("keel_body_get_triangle_forces", || {
+        with_world(world, |w| {
+            let b = w.body(BodyId(body))?;
+            let items = b.triangle_forces().map(|f| KeelTriangleForce {
+                point: f.point.into(),
+                force: f.force.into(),
+            });
+            unsafe { copy_detail(items.len(), items, out, capacity, out_count) }
+        })
+    })
+}
+
+/// World-space submerged triangles of the last step, 3 vertices each (capacity and
+/// *out_count count vertices), outward winding.
+///
+/// # Safety
+/// `out_vertices` is NULL or holds `capacity` elements; `out_count` is valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_body_get_submerged_triangles(
+    world: KeelWorld,
+    body: KeelBody,
+    out_vertices: *mut KeelVec3,
+    capacity: u32,
+    out_count: *mut u32,
+) -> KeelStatus {
+    call("keel_body_get_submerged_triangles", || {
+        with_world(world, |w| {
+            let b = w.body(BodyId(body))?;
+            let tris = b.submerged_triangles();
+            let needed = 3 * tris.len();
+            unsafe {
+                copy_detail(
+                    needed,
+                    tris.flatten().map(KeelVec3::from),
+                    out_vertices,
+                    capacity,
+                    out_count,
+                )
+            }
+        })
+    })
+}
+
+/// World-space emerged triangles of the last step, 3 vertices each (capacity and
+/// *out_count count vertices), outward winding.
+///
+/// # Safety
+/// `out_vertices` is NULL or holds `capacity` elements; `out_count` is valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_body_get_emerged_triangles(
+    world: KeelWorld,
+    body: KeelBody,
+    out_vertices: *mut KeelVec3,
+    capacity: u32,
+    out_count: *mut u32,
+) -> KeelStatus {
+    call("keel_body_get_emerged_triangles", || {
+        with_world(world, |w| {
+            let b = w.body(BodyId(body))?;
+            let tris = b.emerged_triangles();
+            let needed = 3 * tris.len();
+            unsafe {
+                copy_detail(
+                    needed,
+                    tris.flatten().map(KeelVec3::from),
+                    out_vertices,
+                    capacity,
+                    out_count,
+                )
+            }
+        })
+    })
+}
+
+/// The waterline of the last step as segments, 2 points each (capacity and *out_count
+/// count points), for foam and splash effects. On a closed hull the segments chain into
+/// loops that run along the edge of the wetted surface.
+///
+/// # Safety
+/// `out_points` is NULL or holds `capacity` elements; `out_count` is valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_body_get_waterline(
+    world: KeelWorld,
+    body: KeelBody,
+    out_points: *mut KeelVec3,
+    capacity: u32,
+    out_count: *mut u32,
+) -> KeelStatus {
+    call("keel_body_get_waterline", || {
+        with_world(world, |w| {
+            let b = w.body(BodyId(body))?;
+            let segments = b.waterline();
+            let needed = 2 * segments.len();
+            unsafe {
+                copy_detail(
+                    needed,
+                    segments.flatten().map(KeelVec3::from),
+                    out_points,
+                    capacity,
+                    out_count,
+                )
+            }
+        })
+    })
+}

@@ -1,0 +1,462 @@
+//! The `#[repr(C)]` types of the ABI and their conversions to the engine's types.
+
+use glam::{DQuat, DVec3, Vec3};
+
+use crate::body::{BodyDesc, BodyForces, BodyState, BuoyancyModel};
+use crate::error::{Error, ErrorKind, Result};
+use crate::hull::HullInfo;
+use crate::world::{HullId, WorldDesc};
+
+/// ABI version: major << 16 | minor.
+pub const KEEL_ABI_VERSION: u32 = 1 << 16;
+
+/// Result of every function that can fail. `KEEL_OK` is 0; on failure nothing is
+/// written and `keel_last_error_message` says why.
+#[allow(non_camel_case_types)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(C)]
+pub enum KeelStatus {
+    /// Success.
+    KEEL_OK = 0,
+    /// A required pointer was NULL.
+    KEEL_ERROR_NULL_POINTER = 1,
+    /// Unknown, destroyed or wrong-world handle.
+    KEEL_ERROR_INVALID_HANDLE = 2,
+    /// NaN/inf, negative mass or density, dt <= 0, misaligned pointer, ...
+    KEEL_ERROR_INVALID_ARGUMENT = 3,
+    /// Index out of range, index_count % 3 != 0, no usable triangle.
+    KEEL_ERROR_INVALID_MESH = 4,
+    /// The output buffer is too small: *out_count says how many are needed.
+    KEEL_ERROR_BUFFER_TOO_SMALL = 5,
+    /// A caught panic: a bug in keel. The world stays usable.
+    KEEL_ERROR_INTERNAL = 6,
+}
+
+impl From<ErrorKind> for KeelStatus {
+    fn from(kind: ErrorKind) -> Self {
+        match kind {
+            ErrorKind::NullPointer => KeelStatus::KEEL_ERROR_NULL_POINTER,
+            ErrorKind::InvalidHandle => KeelStatus::KEEL_ERROR_INVALID_HANDLE,
+            ErrorKind::InvalidArgument => KeelStatus::KEEL_ERROR_INVALID_ARGUMENT,
+            ErrorKind::InvalidMesh => KeelStatus::KEEL_ERROR_INVALID_MESH,
+            ErrorKind::BufferTooSmall => KeelStatus::KEEL_ERROR_BUFFER_TOO_SMALL,
+            ErrorKind::Internal => KeelStatus::KEEL_ERROR_INTERNAL,
+        }
+    }
+}
+
+/// A world: water, hulls and bodies. 0 is never a valid handle.
+pub type KeelWorld = u64;
+/// A hull of a world. 0 is never a valid handle.
+pub type KeelHull = u64;
+/// A body of a world. 0 is never a valid handle.
+pub type KeelBody = u64;
+
+/// A vector in metres (or m/s, N, ...). Y is up.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub struct KeelVec3 {
+    pub x: f32,
+    pub y: f32,
+    pub z: f32,
+}
+
+/// A unit quaternion rotating body-local vectors into world ones.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct KeelQuat {
+    pub x: f32,
+    pub y: f32,
+    pub z: f32,
+    pub w: f32,
+}
+
+impl KeelVec3 {
+    pub(crate) fn to_dvec3(self) -> DVec3 {
+        DVec3::new(self.x as f64, self.y as f64, self.z as f64)
+    }
+
+    pub(crate) fn to_vec3(self) -> Vec3 {
+        Vec3::new(self.x, self.y, self.z)
+    }
+}
+
+impl From<DVec3> for KeelVec3 {
+    fn from(v: DVec3) -> Self {
+        Self {
+            x: v.x as f32,
+            y: v.y as f32,
+            z: v.z as f32,
+        }
+    }
+}
+
+/// Constants of a world. Fill with keel_world_desc_default, then change what you need.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct KeelWorldDesc {
+    /// m/s^2, > 0, pointing down; default 9.81.
+    pub gravity: f32,
+    /// kg/m^3, > 0; default 1000 (set 1025 for sea water).
+    pub water_density: f32,
+    /// kg/m^3, >= 0; default 1.225.
+    pub air_density: f32,
+    /// Kinematic viscosity, m^2/s, > 0; default 1.0e-6.
+    pub water_viscosity: f32,
+    /// Worker threads for keel_world_step: 0 = one per core; 1 = no worker threads.
+    pub thread_count: u32,
+}
+
+impl From<&KeelWorldDesc> for WorldDesc {
+    fn from(d: &KeelWorldDesc) -> Self {
+        Self {
+            gravity: d.gravity as f64,
+            water_density: d.water_density as f64,
+            air_density: d.air_density as f64,
+            water_viscosity: d.water_viscosity as f64,
+            thread_count: d.thread_count,
+        }
+    }
+}
+
+impl From<&WorldDesc> for KeelWorldDesc {
+    fn from(d: &WorldDesc) -> Self {
+        Self {
+            gravity: d.gravity as f32,
+            water_density: d.water_density as f32,
+            air_density: d.air_density as f32,
+            water_viscosity: d.water_viscosity as f32,
+            thread_count: d.thread_count,
+        }
+    }
+}
+
+/// The thesis's Perlin water (Tenhunen 2019, function 2.2 GetWaveYPos). Fill with
+/// keel_perlin_water_desc_default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct KeelPerlinWaterDesc {
+    /// Mean height, m; default 0.
+    pub level: f32,
+    /// perlinScale; default 0.1.
+    pub perlin_scale: f32,
+    /// wavespeed; default 0.5.
+    pub wave_speed: f32,
+    /// waveHeight, m; default 1.0.
+    pub wave_height: f32,
+    /// The thesis's onlyX branch; default false.
+    pub only_x: bool,
+}
+
+/// One wave of a Gerstner (trochoidal) sea; deep-water dispersion omega^2 = g k.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct KeelGerstnerWave {
+    /// m.
+    pub amplitude: f32,
+    /// m, > 0.
+    pub wavelength: f32,
+    /// Horizontal travel direction, normalised inside; must not be zero.
+    pub direction_x: f32,
+    pub direction_z: f32,
+    /// Q in [0, 1]: 0 = sine wave, 1 = sharpest crest. Keep the sum over waves below 1.
+    pub steepness: f32,
+    /// Radians.
+    pub phase: f32,
+}
+
+/// A triangle mesh in body-local coordinates, scale baked in. The data are copied.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub struct KeelHullDesc {
+    pub vertices: *const KeelVec3,
+    pub vertex_count: u32,
+    /// 3 per triangle; the outward normal of (a, b, c) is cross(b - a, c - a).
+    pub indices: *const u32,
+    pub index_count: u32,
+    /// true for Godot meshes, whose triangles wind the other way.
+    pub flip_winding: bool,
+}
+
+/// Facts about a hull.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub struct KeelHullInfo {
+    /// Vertices passed in.
+    pub vertex_count: u32,
+    /// Usable triangles.
+    pub triangle_count: u32,
+    /// Zero-area triangles (zero within f32 rounding of the mesh's size), ignored.
+    pub degenerate_count: u32,
+    /// Every edge shared by exactly two triangles, opposite ways, judged on positions:
+    /// engines split vertices at UV seams and hard edges (Unity's cube has 24), so
+    /// coincident vertices count as one.
+    pub is_closed: bool,
+    /// Closed mesh found inside out and flipped.
+    pub winding_flipped: bool,
+    /// m^2.
+    pub area: f32,
+    /// m^3, closed hulls; 0 for open ones.
+    pub volume: f32,
+    /// Volume centroid if closed, else area centroid; body-local.
+    pub centroid: KeelVec3,
+    pub bounds_min: KeelVec3,
+    pub bounds_max: KeelVec3,
+}
+
+impl From<&HullInfo> for KeelHullInfo {
+    fn from(i: &HullInfo) -> Self {
+        Self {
+            vertex_count: i.vertex_count,
+            triangle_count: i.triangle_count,
+            degenerate_count: i.degenerate_count,
+            is_closed: i.is_closed,
+            winding_flipped: i.winding_flipped,
+            area: i.area as f32,
+            volume: i.volume as f32,
+            centroid: i.centroid.into(),
+            bounds_min: i.bounds_min.into(),
+            bounds_max: i.bounds_max.into(),
+        }
+    }
+}
+
+/// How buoyancy is computed: one of the KEEL_BUOYANCY_* values. A uint32_t rather than
+/// a C enum so that a value from another language can be checked instead of trusted.
+pub type KeelBuoyancyModel = u32;
+/// Per submerged triangle, at its exact centre of pressure.
+pub const KEEL_BUOYANCY_PRESSURE: KeelBuoyancyModel = 0;
+/// Per triangle at its centroid (Kerner, thesis 5.1): residual torque on coarse meshes.
+pub const KEEL_BUOYANCY_PRESSURE_CENTROID: KeelBuoyancyModel = 1;
+/// Submerged volume and its centroid (Nurnberg, thesis 5.10); closed hulls.
+pub const KEEL_BUOYANCY_VOLUME: KeelBuoyancyModel = 2;
+/// Area centroid, volume from the wetted-area ratio (thesis 5.8); closed hulls.
+pub const KEEL_BUOYANCY_AREA_RATIO: KeelBuoyancyModel = 3;
+/// No buoyancy.
+pub const KEEL_BUOYANCY_NONE: KeelBuoyancyModel = 4;
+
+/// KeelBodyDesc.forces bit: skin friction, ITTC 1957.
+pub const KEEL_FORCE_VISCOUS: u32 = 1;
+/// KeelBodyDesc.forces bit: pressure and suction drag.
+pub const KEEL_FORCE_PRESSURE_DRAG: u32 = 2;
+/// KeelBodyDesc.forces bit: water-entry impacts.
+pub const KEEL_FORCE_SLAMMING: u32 = 4;
+/// KeelBodyDesc.forces bit: air resistance on emerged triangles.
+pub const KEEL_FORCE_AIR: u32 = 8;
+/// KeelBodyDesc.forces bit: linear + angular damping scaled by the wetted ratio.
+pub const KEEL_FORCE_DAMPING: u32 = 16;
+
+/// A floating body's parameters. Fill with keel_body_desc_default, then set hull and
+/// mass. In this version the forces behind the KEEL_FORCE_* bits are not computed yet:
+/// the bits are accepted and checked, and their fields in KeelBodyForces stay zero.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct KeelBodyDesc {
+    pub hull: KeelHull,
+    /// kg, > 0.
+    pub mass: f32,
+    /// Default KEEL_BUOYANCY_PRESSURE.
+    pub buoyancy: KeelBuoyancyModel,
+    /// Drop horizontal hydrostatic components (the thesis does); default false.
+    pub vertical_buoyancy_only: bool,
+    /// KEEL_FORCE_* bits; default VISCOUS | PRESSURE_DRAG | SLAMMING | AIR; unknown bits
+    /// are refused.
+    pub forces: u32,
+    /// m, for the Reynolds number; 0 = hull's local Z extent.
+    pub hull_length: f32,
+    /// C_PD1.
+    pub pressure_drag_linear: f32,
+    /// C_PD2.
+    pub pressure_drag_quadratic: f32,
+    /// C_SD1.
+    pub suction_drag_linear: f32,
+    /// C_SD2.
+    pub suction_drag_quadratic: f32,
+    /// f_P.
+    pub pressure_falloff: f32,
+    /// f_S.
+    pub suction_falloff: f32,
+    /// v_r, m/s, > 0.
+    pub reference_speed: f32,
+    /// p.
+    pub slamming_power: f32,
+    /// Gamma_max, m/s^2; 0 = from speed and dt.
+    pub slamming_max_acceleration: f32,
+    pub slamming_multiplier: f32,
+    /// C_air.
+    pub air_drag_coefficient: f32,
+    /// N per (m/s), times wetted ratio.
+    pub linear_damping: f32,
+    /// N m per (rad/s), times wetted ratio.
+    pub angular_damping: f32,
+}
+
+impl KeelBodyDesc {
+    pub(crate) fn to_engine(self) -> Result<BodyDesc> {
+        let buoyancy = match self.buoyancy {
+            KEEL_BUOYANCY_PRESSURE => BuoyancyModel::Pressure,
+            KEEL_BUOYANCY_PRESSURE_CENTROID => BuoyancyModel::PressureCentroid,
+            KEEL_BUOYANCY_VOLUME => BuoyancyModel::Volume,
+            KEEL_BUOYANCY_AREA_RATIO => BuoyancyModel::AreaRatio,
+            KEEL_BUOYANCY_NONE => BuoyancyModel::None,
+            other => {
+                return Err(Error::argument(format!(
+                    "buoyancy must be one of the KEEL_BUOYANCY_* values (0 to 4), got {other}"
+                )));
+            }
+        };
+        Ok(BodyDesc {
+            hull: HullId(self.hull),
+            mass: self.mass as f64,
+            buoyancy,
+            vertical_buoyancy_only: self.vertical_buoyancy_only,
+            forces: self.forces,
+            hull_length: self.hull_length as f64,
+            pressure_drag_linear: self.pressure_drag_linear as f64,
+            pressure_drag_quadratic: self.pressure_drag_quadratic as f64,
+            suction_drag_linear: self.suction_drag_linear as f64,
+            suction_drag_quadratic: self.suction_drag_quadratic as f64,
+            pressure_falloff: self.pressure_falloff as f64,
+            suction_falloff: self.suction_falloff as f64,
+            reference_speed: self.reference_speed as f64,
+            slamming_power: self.slamming_power as f64,
+            slamming_max_acceleration: self.slamming_max_acceleration as f64,
+            slamming_multiplier: self.slamming_multiplier as f64,
+            air_drag_coefficient: self.air_drag_coefficient as f64,
+            linear_damping: self.linear_damping as f64,
+            angular_damping: self.angular_damping as f64,
+        })
+    }
+}
+
+impl From<&BodyDesc> for KeelBodyDesc {
+    fn from(d: &BodyDesc) -> Self {
+        Self {
+            hull: d.hull.0,
+            mass: d.mass as f32,
+            buoyancy: match d.buoyancy {
+                BuoyancyModel::Pressure => KEEL_BUOYANCY_PRESSURE,
+                BuoyancyModel::PressureCentroid => KEEL_BUOYANCY_PRESSURE_CENTROID,
+                BuoyancyModel::Volume => KEEL_BUOYANCY_VOLUME,
+                BuoyancyModel::AreaRatio => KEEL_BUOYANCY_AREA_RATIO,
+                BuoyancyModel::None => KEEL_BUOYANCY_NONE,
+            },
+            vertical_buoyancy_only: d.vertical_buoyancy_only,
+            forces: d.forces,
+            hull_length: d.hull_length as f32,
+            pressure_drag_linear: d.pressure_drag_linear as f32,
+            pressure_drag_quadratic: d.pressure_drag_quadratic as f32,
+            suction_drag_linear: d.suction_drag_linear as f32,
+            suction_drag_quadratic: d.suction_drag_quadratic as f32,
+            pressure_falloff: d.pressure_falloff as f32,
+            suction_falloff: d.suction_falloff as f32,
+            reference_speed: d.reference_speed as f32,
+            slamming_power: d.slamming_power as f32,
+            slamming_max_acceleration: d.slamming_max_acceleration as f32,
+            slamming_multiplier: d.slamming_multiplier as f32,
+            air_drag_coefficient: d.air_drag_coefficient as f32,
+            linear_damping: d.linear_damping as f32,
+            angular_damping: d.angular_damping as f32,
+        }
+    }
+}
+
+/// A rigid body's pose and motion, as the host's engine has it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct KeelBodyState {
+    /// Body origin, world.
+    pub position: KeelVec3,
+    /// Body-local to world; renormalised inside, must not be zero.
+    pub rotation: KeelQuat,
+    /// Of the centre of mass.
+    pub linear_velocity: KeelVec3,
+    /// rad/s, world axes.
+    pub angular_velocity: KeelVec3,
+    /// World.
+    pub center_of_mass: KeelVec3,
+}
+
+impl From<&KeelBodyState> for BodyState {
+    fn from(s: &KeelBodyState) -> Self {
+        let q = s.rotation;
+        Self {
+            position: s.position.to_dvec3(),
+            rotation: DQuat::from_xyzw(q.x as f64, q.y as f64, q.z as f64, q.w as f64),
+            linear_velocity: s.linear_velocity.to_dvec3(),
+            angular_velocity: s.angular_velocity.to_dvec3(),
+            center_of_mass: s.center_of_mass.to_dvec3(),
+        }
+    }
+}
+
+/// Forces of one step, world axes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub struct KeelBodyForces {
+    /// Total of all enabled forces (gravity excluded).
+    pub force: KeelVec3,
+    /// About state.center_of_mass.
+    pub torque: KeelVec3,
+    /// The parts of `force`, for tuning and plots. In this version only buoyancy is
+    /// computed; the other parts are zero.
+    pub buoyancy_force: KeelVec3,
+    pub viscous_force: KeelVec3,
+    pub pressure_drag_force: KeelVec3,
+    pub slamming_force: KeelVec3,
+    pub air_force: KeelVec3,
+    pub damping_force: KeelVec3,
+    /// Centroid of the submerged volume, world; the centre of mass when dry.
+    pub center_of_buoyancy: KeelVec3,
+    /// m^3 (exact for closed hulls on flat water).
+    pub submerged_volume: f32,
+    /// m^2, wetted hull area.
+    pub submerged_area: f32,
+    /// submerged_area / hull area.
+    pub wetted_ratio: f32,
+    /// Submerged triangles after clipping (keel_body_get_submerged_triangles).
+    pub submerged_triangle_count: u32,
+}
+
+impl From<&BodyForces> for KeelBodyForces {
+    fn from(f: &BodyForces) -> Self {
+        Self {
+            force: f.force.into(),
+            torque: f.torque.into(),
+            buoyancy_force: f.buoyancy_force.into(),
+            viscous_force: f.viscous_force.into(),
+            pressure_drag_force: f.pressure_drag_force.into(),
+            slamming_force: f.slamming_force.into(),
+            air_force: f.air_force.into(),
+            damping_force: f.damping_force.into(),
+            center_of_buoyancy: f.center_of_buoyancy.into(),
+            submerged_volume: f.submerged_volume as f32,
+            submerged_area: f.submerged_area as f32,
+            wetted_ratio: f.wetted_ratio as f32,
+            submerged_triangle_count: f.submerged_triangle_count,
+        }
+    }
+}
+
+/// A force and where it acts, world.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub struct KeelTriangleForce {
+    pub point: KeelVec3,
+    pub force: KeelVec3,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::forces;
+
+    #[test]
+    fn force_bits_match_the_engine() {
+        assert_eq!(KEEL_FORCE_VISCOUS, forces::FORCE_VISCOUS);
+        assert_eq!(KEEL_FORCE_PRESSURE_DRAG, forces::FORCE_PRESSURE_DRAG);
+        assert_eq!(KEEL_FORCE_SLAMMING, forces::FORCE_SLAMMING);
+        assert_eq!(KEEL_FORCE_AIR, forces::FORCE_AIR);
+        assert_eq!(KEEL_FORCE_DAMPING, forces::FORCE_DAMPING);
+    }
+}

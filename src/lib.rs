@@ -1,0 +1,36 @@
+//! # Keel
+//!
+//! Forces that water and air put on floating rigid bodies with triangle-mesh hulls:
+//! Jacques Kerner's water interaction model, made exact where it approximates.
+//!
+//! The host engine integrates its rigid bodies; keel answers "what force and torque act
+//! on this body now?". The engine is plain data in, plain data out:
+//!
+//! - [`hull`]: mesh validation, welding, volume and centroid;
+//! - [`water`]: the water surface models;
+//! - [`clip`]: Kerner's clipping of triangles at the waterline;
+//! - [`forces`]: one module per force, formula and source in its documentation;
+//! - [`body`]: a body's parameters, state, forces and last-step detail;
+//! - [`world`]: handles, stepping, parallelism;
+//! - [`ffi`]: the C ABI (`include/keel.h`), the only `unsafe` code.
+//!
+//! Units are SI, Y is up, gravity points along -Y, and a triangle `(a, b, c)` faces
+//! `cross(b - a, c - a)`.
+
+pub mod body;
+pub mod clip;
+pub mod error;
+pub mod ffi;
+pub mod forces;
+mod handle;
+pub mod hull;
+pub mod water;
+pub mod world;
+
+pub use body::{Body, BodyDesc, BodyForces, BodyState, BuoyancyModel, PointForce};
+pub use error::{Error, ErrorKind, Result};
+pub use hull::{Hull, HullDesc, HullInfo};
+pub use water::{
+    FlatWater, GerstnerWater, GerstnerWave, PerlinWater, Water, WaterSample, WaterSurface,
+};
+pub use world::{BodyId, HullId, World, WorldDesc};

@@ -1,0 +1,256 @@
+//! Gerstner (trochoidal) waves with deep-water dispersion.
+//!
+//! For waves `i` with amplitude `A`, wavelength `L`, unit direction `D`, steepness `Q`
+//! and phase `phi`: `k = 2 pi / L`, `omega = sqrt(g k)`, and a surface particle whose
+//! rest position is `x0` (horizontal) sits at
+//!
+//! ```text
+//! theta_i = k_i D_i . x0 - omega_i t + phi_i
+//! x = x0 - sum D_i (Q_i / k_i) sin theta_i
+//! y = level + sum A_i cos theta_i
+//! ```
+//!
+//! The height under a horizontal point `x` needs the `x0` that lands there: Newton's
+//! method on `x0 - sum D_i (Q_i / k_i) sin theta_i = x`, whose Jacobian
+//! `I - sum Q_i cos theta_i D_i D_i^T` stays invertible while `sum Q_i < 1` (the
+//! sharpest crest at `Q = 1` is a cusp). The particle velocity is the time derivative of
+//! the same trochoid at fixed `x0`.
+
+use std::f64::consts::TAU;
+
+use glam::{DMat2, DVec2, DVec3};
+
+use super::{WaterSample, WaterSurface};
+use crate::error::{Error, Result, finite, non_negative, positive};
+
+/// One wave of a Gerstner sea.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GerstnerWave {
+    /// Amplitude, m.
+    pub amplitude: f64,
+    /// Wavelength, m.
+    pub wavelength: f64,
+    /// Horizontal direction of travel (x, z); normalised on construction.
+    pub direction: DVec2,
+    /// Q in [0, 1]: 0 is a sine wave, 1 the sharpest crest.
+    pub steepness: f64,
+    /// Phase, radians.
+    pub phase: f64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Wave {
+    amplitude: f64,
+    k: f64,
+    omega: f64,
+    direction: DVec2,
+    /// Q / k: radius of the horizontal orbit.
+    reach: f64,
+    steepness: f64,
+    phase: f64,
+}
+
+/// A sum of Gerstner waves around a mean level.
+#[derive(Clone, Debug)]
+pub struct GerstnerWater {
+    level: f64,
+    waves: Vec<Wave>,
+}
+
+/// Newton iterations for the rest position; converges to rounding in 3 to 6 on sane seas.
+const MAX_ITERATIONS: usize = 24;
+
+impl GerstnerWater {
+    /// A Gerstner sea for gravity `gravity`; refuses non-finite numbers, non-positive
+    /// wavelengths, zero directions and steepness outside [0, 1].
+    pub fn new(waves: &[GerstnerWave], level: f64, gravity: f64) -> Result<Self> {
+        finite("level", level)?;
+        positive("gravity", gravity)?;
+        let mut out = Vec::with_capacity(waves.len());
+        for (i, w) in waves.iter().enumerate() {
+            let name = |field: &str| format!("waves[{i}].{field}");
+            finite(&name("amplitude"), w.amplitude)?;
+            positive(&name("wavelength"), w.wavelength)?;
+            non_negative(&name("steepness"), w.steepness)?;
+            finite(&name("phase"), w.phase)?;
+            if w.steepness > 1.0 {
+                return Err(Error::argument(format!(
+                    "{} must be in [0, 1], got {}",
+                    name("steepness"),
+                    w.steepness
+                )));
+            }
+            if !w.direction.is_finite() || w.direction.length() == 0.0 {
+                return Err(Error::argument(format!(
+                    "{} must be a finite non-zero direction, got ({}, {})",
+                    name("direction"),
+                    w.direction.x,
+                    w.direction.y
+                )));
+            }
+            let k = TAU / w.wavelength;
+            out.push(Wave {
+                amplitude: w.amplitude,
+                k,
+                omega: (gravity * k).sqrt(),
+                direction: w.direction.normalize(),
+                reach: w.steepness / k,
+                steepness: w.steepness,
+                phase: w.phase,
+            });
+        }
+        Ok(Self { level, waves: out })
+    }
+
+    /// The rest position `x0` of the surface particle that is at `x` at time `t`.
+    fn rest_position(&self, x: DVec2, t: f64) -> DVec2 {
+        let mut x0 = x;
+        for _ in 0..MAX_ITERATIONS {
+            let mut residual = x0 - x;
+            let mut jacobian = DMat2::IDENTITY;
+            for w in &self.waves {
+                let (sin, cos) = (w.k * w.direction.dot(x0) - w.omega * t + w.phase).sin_cos();
+                residual -= w.direction * (w.reach * sin);
+                let d = w.direction;
+                let q = w.steepness * cos;
+                jacobian -= DMat2::from_cols(d * (d.x * q), d * (d.y * q));
+            }
+            let det = jacobian.determinant();
+            // Past sum Q = 1 the surface folds over: fall back to a damped fixed point.
+            let step = if det > 1e-6 {
+                jacobian.inverse() * residual
+            } else {
+                0.5 * residual
+            };
+            x0 -= step;
+            if step.length_squared() < 1e-24 * (1.0 + x.length_squared()) {
+                break;
+            }
+        }
+        x0
+    }
+}
+
+impl WaterSurface for GerstnerWater {
+    fn height(&self, x: f64, z: f64, t: f64) -> f64 {
+        let x0 = self.rest_position(DVec2::new(x, z), t);
+        self.level
+            + self
+                .waves
+                .iter()
+                .map(|w| w.amplitude * (w.k * w.direction.dot(x0) - w.omega * t + w.phase).cos())
+                .sum::<f64>()
+    }
+
+    fn sample(&self, x: f64, z: f64, t: f64) -> WaterSample {
+        let x0 = self.rest_position(DVec2::new(x, z), t);
+        let mut height = self.level;
+        // Tangents of the surface along x0 and z0, and the particle velocity.
+        let mut tx = DVec3::X;
+        let mut tz = DVec3::Z;
+        let mut velocity = DVec3::ZERO;
+        for w in &self.waves {
+            let (sin, cos) = (w.k * w.direction.dot(x0) - w.omega * t + w.phase).sin_cos();
+            let d = w.direction;
+            height += w.amplitude * cos;
+            let q = w.steepness * cos;
+            let slope = w.amplitude * w.k * sin;
+            tx += DVec3::new(-q * d.x * d.x, -slope * d.x, -q * d.x * d.y);
+            tz += DVec3::new(-q * d.x * d.y, -slope * d.y, -q * d.y * d.y);
+            let horizontal = w.reach * w.omega * cos;
+            velocity += DVec3::new(
+                d.x * horizontal,
+                w.amplitude * w.omega * sin,
+                d.y * horizontal,
+            );
+        }
+        let normal = tz.cross(tx);
+        let normal = if normal.length_squared() > 0.0 {
+            normal.normalize()
+        } else {
+            DVec3::Y
+        };
+        WaterSample {
+            height,
+            normal,
+            velocity,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wave(amplitude: f64, wavelength: f64, dir: (f64, f64), steepness: f64) -> GerstnerWave {
+        GerstnerWave {
+            amplitude,
+            wavelength,
+            direction: DVec2::new(dir.0, dir.1),
+            steepness,
+            phase: 0.3,
+        }
+    }
+
+    #[test]
+    fn without_waves_the_sea_is_flat() {
+        let sea = GerstnerWater::new(&[], 1.5, 9.81).unwrap();
+        assert_eq!(sea.height(3.0, -2.0, 7.0), 1.5);
+        assert_eq!(sea.sample(3.0, -2.0, 7.0).normal, DVec3::Y);
+    }
+
+    #[test]
+    fn normal_and_velocity_match_finite_differences() {
+        let sea = GerstnerWater::new(
+            &[
+                wave(0.5, 12.0, (1.0, 0.2), 0.5),
+                wave(0.2, 5.0, (-0.3, 1.0), 0.3),
+            ],
+            0.0,
+            9.81,
+        )
+        .unwrap();
+        let (x, z, t) = (1.3, -0.7, 2.1);
+        let s = sea.sample(x, z, t);
+        let e = 1e-5;
+        let dx = (sea.height(x + e, z, t) - sea.height(x - e, z, t)) / (2.0 * e);
+        let dz = (sea.height(x, z + e, t) - sea.height(x, z - e, t)) / (2.0 * e);
+        let expected = DVec3::new(-dx, 1.0, -dz).normalize();
+        assert!(
+            (s.normal - expected).length() < 1e-6,
+            "{} vs {}",
+            s.normal,
+            expected
+        );
+        assert_eq!(s.height, sea.height(x, z, t));
+        // The particle at rest position x0 moves along the trochoid.
+        let x0 = sea.rest_position(DVec2::new(x, z), t);
+        let position = |t: f64| {
+            let mut p = DVec3::new(x0.x, 0.0, x0.y);
+            for w in &sea.waves {
+                let (sin, cos) = (w.k * w.direction.dot(x0) - w.omega * t + w.phase).sin_cos();
+                p += DVec3::new(
+                    -w.direction.x * w.reach * sin,
+                    w.amplitude * cos,
+                    -w.direction.y * w.reach * sin,
+                );
+            }
+            p
+        };
+        let v = (position(t + e) - position(t - e)) / (2.0 * e);
+        assert!((s.velocity - v).length() < 1e-6, "{} vs {}", s.velocity, v);
+    }
+
+    #[test]
+    fn bad_waves_are_refused() {
+        for bad in [
+            wave(f64::NAN, 10.0, (1.0, 0.0), 0.5),
+            wave(1.0, 0.0, (1.0, 0.0), 0.5),
+            wave(1.0, 10.0, (0.0, 0.0), 0.5),
+            wave(1.0, 10.0, (1.0, 0.0), 1.5),
+            wave(1.0, 10.0, (1.0, 0.0), -0.1),
+        ] {
+            assert!(GerstnerWater::new(&[bad], 0.0, 9.81).is_err());
+        }
+    }
+}

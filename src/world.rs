@@ -1,0 +1,372 @@
+//! Worlds: the water, the hulls and bodies that float in it, and stepping them in
+//! parallel.
+//!
+//! Bodies are independent within a step: each reads the shared water and hull and writes
+//! only its own buffers, so a batch runs them on rayon's workers and gets results that are
+//! bit-identical to stepping them one by one, whatever the thread count.
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use rayon::prelude::*;
+
+use crate::body::{Body, BodyDesc, BodyForces, BodyState, Environment, check_dt};
+use crate::error::{Error, ErrorKind, Result, non_negative, positive};
+use crate::handle::{HandleKind, Slots};
+use crate::hull::{Hull, HullDesc, HullInfo};
+use crate::water::{Water, WaterSample, WaterSurface};
+
+/// A hull's id within its world (a C ABI `KeelHull`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct HullId(pub u64);
+
+/// A body's id within its world (a C ABI `KeelBody`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct BodyId(pub u64);
+
+/// The most threads a world may ask for.
+pub const MAX_THREADS: u32 = 256;
+
+/// The constants of a world (the C ABI's `KeelWorldDesc`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WorldDesc {
+    /// Gravity, m/s^2, > 0, along -Y.
+    pub gravity: f64,
+    /// Water density, kg/m^3.
+    pub water_density: f64,
+    /// Air density, kg/m^3.
+    pub air_density: f64,
+    /// Kinematic viscosity of the water, m^2/s.
+    pub water_viscosity: f64,
+    /// Worker threads for batch steps: 0 = one per core, 1 = none.
+    pub thread_count: u32,
+}
+
+impl Default for WorldDesc {
+    fn default() -> Self {
+        Self {
+            gravity: 9.81,
+            water_density: 1000.0,
+            air_density: 1.225,
+            water_viscosity: 1.0e-6,
+            thread_count: 0,
+        }
+    }
+}
+
+impl WorldDesc {
+    /// Checks every constant.
+    pub fn validate(&self) -> Result<()> {
+        positive("gravity", self.gravity)?;
+        positive("water_density", self.water_density)?;
+        non_negative("air_density", self.air_density)?;
+        positive("water_viscosity", self.water_viscosity)?;
+        if self.thread_count > MAX_THREADS {
+            return Err(Error::argument(format!(
+                "thread_count must be at most {MAX_THREADS}, got {}",
+                self.thread_count
+            )));
+        }
+        Ok(())
+    }
+}
+
+struct HullEntry {
+    hull: Arc<Hull>,
+    users: u32,
+}
+
+/// A water surface with its hulls and bodies.
+pub struct World {
+    desc: WorldDesc,
+    water: Water,
+    time: f64,
+    hulls: Slots<HullEntry>,
+    bodies: Slots<Mutex<Body>>,
+    pool: Option<rayon::ThreadPool>,
+    batch_mark: u64,
+}
+
+fn lock(body: &Mutex<Body>) -> MutexGuard<'_, Body> {
+    // A panic inside a step leaves nothing half-shared: the body's buffers are rewritten
+    // by its next step, so a poisoned body is still usable.
+    body.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl World {
+    /// A world with flat water at height 0 and time 0.
+    pub fn new(desc: &WorldDesc) -> Result<Self> {
+        desc.validate()?;
+        let threads = match desc.thread_count {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n as usize,
+        };
+        let pool = if threads > 1 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("keel-worker-{i}"))
+                .build()
+                .map_err(|e| {
+                    Error::argument(format!("could not start {threads} worker threads: {e}"))
+                })?;
+            Some(pool)
+        } else {
+            None
+        };
+        Ok(Self {
+            desc: *desc,
+            water: Water::default(),
+            time: 0.0,
+            hulls: Slots::new(HandleKind::Hull),
+            bodies: Slots::new(HandleKind::Body),
+            pool,
+            batch_mark: 0,
+        })
+    }
+
+    /// The world's constants.
+    pub fn desc(&self) -> &WorldDesc {
+        &self.desc
+    }
+
+    /// Sets the water animation time, s.
+    pub fn set_time(&mut self, seconds: f64) -> Result<()> {
+        self.time = crate::error::finite("seconds", seconds)?;
+        Ok(())
+    }
+
+    /// The water animation time, s.
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// Replaces the water surface.
+    pub fn set_water(&mut self, water: Water) {
+        self.water = water;
+    }
+
+    /// The water surface.
+    pub fn water(&self) -> &Water {
+        &self.water
+    }
+
+    /// Samples the water under `(x, z)` at the world's time.
+    pub fn sample_water(&self, x: f64, z: f64) -> WaterSample {
+        self.water.sample(x, z, self.time)
+    }
+
+    /// Height of the water under `(x, z)` at the world's time.
+    pub fn water_height(&self, x: f64, z: f64) -> f64 {
+        self.water.height(x, z, self.time)
+    }
+
+    /// Validates a mesh and adds it as a hull.
+    pub fn create_hull(&mut self, desc: &HullDesc<'_>) -> Result<HullId> {
+        let hull = Hull::new(desc)?;
+        self.hulls
+            .insert(HullEntry {
+                hull: Arc::new(hull),
+                users: 0,
+            })
+            .map(HullId)
+            .ok_or_else(|| Error::argument("too many hulls in this world"))
+    }
+
+    fn hull_entry(&self, id: HullId) -> Result<&HullEntry> {
+        self.hulls.get(id.0).ok_or_else(|| {
+            Error::handle(format!(
+                "hull {:#x} is not a live hull of this world (destroyed, never created, or from another world)",
+                id.0
+            ))
+        })
+    }
+
+    /// Facts about a hull.
+    pub fn hull_info(&self, id: HullId) -> Result<HullInfo> {
+        Ok(*self.hull_entry(id)?.hull.info())
+    }
+
+    /// Destroys a hull that no body uses.
+    pub fn destroy_hull(&mut self, id: HullId) -> Result<()> {
+        let users = self.hull_entry(id)?.users;
+        if users > 0 {
+            return Err(Error::argument(format!(
+                "hull {:#x} is used by {users} bod{}: destroy them or give them another hull first",
+                id.0,
+                if users == 1 { "y" } else { "ies" }
+            )));
+        }
+        self.hulls.remove(id.0);
+        Ok(())
+    }
+
+    fn checked_hull(&self, desc: &BodyDesc) -> Result<Arc<Hull>> {
+        desc.validate()?;
+        let hull = Arc::clone(&self.hull_entry(desc.hull)?.hull);
+        desc.validate_for(&hull)?;
+        Ok(hull)
+    }
+
+    /// Adds a body.
+    pub fn create_body(&mut self, desc: &BodyDesc) -> Result<BodyId> {
+        let hull = self.checked_hull(desc)?;
+        let id = self
+            .bodies
+            .insert(Mutex::new(Body::new(*desc, hull)))
+            .ok_or_else(|| Error::argument("too many bodies in this world"))?;
+        if let Some(entry) = self.hulls.get_mut(desc.hull.0) {
+            entry.users += 1;
+        }
+        Ok(BodyId(id))
+    }
+
+    fn body_cell(&self, id: BodyId) -> Result<&Mutex<Body>> {
+        self.bodies.get(id.0).ok_or_else(|| {
+            Error::handle(format!(
+                "body {:#x} is not a live body of this world (destroyed, never created, or from another world)",
+                id.0
+            ))
+        })
+    }
+
+    /// A body, locked for reading its last step.
+    pub fn body(&self, id: BodyId) -> Result<MutexGuard<'_, Body>> {
+        self.body_cell(id).map(lock)
+    }
+
+    /// Changes any parameter of a body; a new hull starts a fresh history.
+    pub fn set_body_desc(&mut self, id: BodyId, desc: &BodyDesc) -> Result<()> {
+        let old_hull = self.body(id)?.desc().hull;
+        let hull = self.checked_hull(desc)?;
+        let mut body = lock(self.body_cell(id)?);
+        if desc.hull != old_hull {
+            body.set_hull(hull);
+        }
+        body.set_desc(*desc);
+        drop(body);
+        if desc.hull != old_hull {
+            if let Some(entry) = self.hulls.get_mut(old_hull.0) {
+                entry.users -= 1;
+            }
+            if let Some(entry) = self.hulls.get_mut(desc.hull.0) {
+                entry.users += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes a body.
+    pub fn destroy_body(&mut self, id: BodyId) -> Result<()> {
+        let hull = self.body(id)?.desc().hull;
+        self.bodies.remove(id.0);
+        if let Some(entry) = self.hulls.get_mut(hull.0) {
+            entry.users -= 1;
+        }
+        Ok(())
+    }
+
+    /// Number of live bodies.
+    pub fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Number of live hulls.
+    pub fn hull_count(&self) -> usize {
+        self.hulls.len()
+    }
+
+    fn environment(&self) -> Environment<'_> {
+        Environment {
+            water: &self.water,
+            time: self.time,
+            gravity: self.desc.gravity,
+            water_density: self.desc.water_density,
+            air_density: self.desc.air_density,
+            water_viscosity: self.desc.water_viscosity,
+        }
+    }
+
+    /// Forces on one body for a step of length `dt` from `state`.
+    pub fn step_body(&mut self, id: BodyId, state: &BodyState, dt: f64) -> Result<BodyForces> {
+        let dt = check_dt(dt)?;
+        let state = state.validated()?;
+        let env = self.environment();
+        let mut body = lock(self.body_cell(id)?);
+        Ok(body.step(&state, dt, &env))
+    }
+
+    /// Steps `ids[i]` from `state_of(&states[i])` and writes its forces with
+    /// `write(&forces, &mut out[i])`, in parallel. Everything is checked before anything
+    /// is stepped: on error no body and no output has changed.
+    pub fn step_bodies<S, O>(
+        &mut self,
+        ids: &[BodyId],
+        states: &[S],
+        dt: f64,
+        out: &mut [O],
+        state_of: impl Fn(&S) -> BodyState + Sync,
+        write: impl Fn(&BodyForces, &mut O) + Sync,
+    ) -> Result<()>
+    where
+        S: Sync,
+        O: Send,
+    {
+        let dt = check_dt(dt)?;
+        if states.len() != ids.len() || out.len() != ids.len() {
+            return Err(Error::argument(
+                "ids, states and outputs must have the same length",
+            ));
+        }
+        self.batch_mark += 1;
+        let mark = self.batch_mark;
+        for (i, (id, state)) in ids.iter().zip(states).enumerate() {
+            let mut body = lock(
+                self.body_cell(*id)
+                    .map_err(|e| Error::new(e.kind, format!("bodies[{i}]: {e}")))?,
+            );
+            if body.batch_mark == mark {
+                return Err(Error::argument(format!(
+                    "bodies[{i}] ({:#x}) is listed twice",
+                    id.0
+                )));
+            }
+            body.batch_mark = mark;
+            state_of(state)
+                .validated()
+                .map_err(|e| Error::new(ErrorKind::InvalidArgument, format!("states[{i}]: {e}")))?;
+        }
+
+        let env = self.environment();
+        let bodies = &self.bodies;
+        let step_one = |(i, o): (usize, &mut O)| {
+            // Validated above: the state is sound and the id live.
+            let state = state_of(&states[i]).validated().unwrap_or_default();
+            if let Some(cell) = bodies.get(ids[i].0) {
+                let forces = lock(cell).step(&state, dt, &env);
+                write(&forces, o);
+            }
+        };
+        match &self.pool {
+            Some(pool) => pool.install(|| out.par_iter_mut().enumerate().for_each(step_one)),
+            None => out.iter_mut().enumerate().for_each(step_one),
+        }
+        Ok(())
+    }
+
+    /// Number of worker threads a batch step uses (1 when it runs on the caller's).
+    pub fn thread_count(&self) -> usize {
+        self.pool.as_ref().map_or(1, |p| p.current_num_threads())
+    }
+}
+
+impl std::fmt::Debug for World {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("World")
+            .field("desc", &self.desc)
+            .field("time", &self.time)
+            .field("hulls", &self.hulls.len())
+            .field("bodies", &self.bodies.len())
+            .finish()
+    }
+}
