@@ -134,12 +134,12 @@ impl GerstnerWater {
 impl WaterSurface for GerstnerWater {
     fn height(&self, x: f64, z: f64, t: f64) -> f64 {
         let x0 = self.rest_position(DVec2::new(x, z), t);
-        self.level
-            + self
-                .waves
-                .iter()
-                .map(|w| w.amplitude * (w.k * w.direction.dot(x0) - w.omega * t + w.phase).cos())
-                .sum::<f64>()
+        // Summed in the same order as `sample`, so both give the same bits.
+        let mut height = self.level;
+        for w in &self.waves {
+            height += w.amplitude * (w.k * w.direction.dot(x0) - w.omega * t + w.phase).cos();
+        }
+        height
     }
 
     fn sample(&self, x: f64, z: f64, t: f64) -> WaterSample {

@@ -1,0 +1,172 @@
+//! The same inputs give bit-identical outputs: with one thread or several, and stepping
+//! bodies in a batch or one by one.
+
+mod common;
+
+use common::{Rng, boat_hull, simple_box, uv_sphere};
+use glam::{DVec2, DVec3};
+use keel::{
+    BodyDesc, BodyForces, BodyId, BodyState, BuoyancyModel, GerstnerWater, GerstnerWave, Water,
+    World, WorldDesc,
+};
+
+fn bits(f: &BodyForces) -> Vec<u64> {
+    let vectors = [
+        f.force,
+        f.torque,
+        f.buoyancy_force,
+        f.viscous_force,
+        f.pressure_drag_force,
+        f.slamming_force,
+        f.air_force,
+        f.damping_force,
+        f.center_of_buoyancy,
+    ];
+    let mut out: Vec<u64> = vectors
+        .iter()
+        .flat_map(|v| v.to_array().map(f64::to_bits))
+        .collect();
+    out.extend([f.submerged_volume, f.submerged_area, f.wetted_ratio].map(f64::to_bits));
+    out.push(f.submerged_triangle_count as u64);
+    out
+}
+
+/// A world of 60 bodies of three hulls on a Gerstner sea, and their states.
+fn scene(threads: u32) -> (World, Vec<BodyId>, Vec<BodyState>) {
+    let mut world = World::new(&WorldDesc {
+        thread_count: threads,
+        ..WorldDesc::default()
+    })
+    .unwrap();
+    let waves = [
+        GerstnerWave {
+            amplitude: 0.5,
+            wavelength: 15.0,
+            direction: DVec2::new(1.0, 0.3),
+            steepness: 0.4,
+            phase: 0.0,
+        },
+        GerstnerWave {
+            amplitude: 0.2,
+            wavelength: 6.0,
+            direction: DVec2::new(-0.2, 1.0),
+            steepness: 0.3,
+            phase: 1.0,
+        },
+    ];
+    world.set_water(Water::Gerstner(
+        GerstnerWater::new(&waves, 0.0, 9.81).unwrap(),
+    ));
+    world.set_time(12.5).unwrap();
+    let meshes = [
+        simple_box(glam::Vec3::new(2.0, 0.5, 2.0), glam::Vec3::ZERO),
+        uv_sphere(0.7, 10, 16),
+        boat_hull(6.0, 2.0, 0.8, 0.6, 16, 10),
+    ];
+    let hulls: Vec<_> = meshes
+        .iter()
+        .map(|m| world.create_hull(&m.desc()).unwrap())
+        .collect();
+    let models = [
+        BuoyancyModel::Pressure,
+        BuoyancyModel::PressureCentroid,
+        BuoyancyModel::Volume,
+        BuoyancyModel::AreaRatio,
+    ];
+    let mut rng = Rng::new(42);
+    let mut ids = Vec::new();
+    let mut states = Vec::new();
+    for i in 0..60 {
+        let desc = BodyDesc {
+            hull: hulls[i % 3],
+            buoyancy: models[i % 4],
+            ..BodyDesc::default()
+        };
+        ids.push(world.create_body(&desc).unwrap());
+        let position = DVec3::new(
+            rng.range(-40.0, 40.0),
+            rng.range(-1.0, 0.5),
+            rng.range(-40.0, 40.0),
+        );
+        states.push(BodyState {
+            position,
+            rotation: rng.rotation(),
+            linear_velocity: rng.vec3(2.0),
+            angular_velocity: rng.vec3(1.0),
+            center_of_mass: position + rng.vec3(0.2),
+        });
+    }
+    (world, ids, states)
+}
+
+fn batch(threads: u32) -> Vec<Vec<u64>> {
+    let (mut world, ids, states) = scene(threads);
+    let mut out = vec![BodyForces::default(); ids.len()];
+    // Two steps, so that any history carried between steps is exercised too.
+    for _ in 0..2 {
+        world
+            .step_bodies(&ids, &states, 1.0 / 60.0, &mut out, |s| *s, |f, o| *o = *f)
+            .unwrap();
+    }
+    out.iter().map(bits).collect()
+}
+
+#[test]
+fn batch_steps_are_bit_identical_for_any_thread_count_and_to_single_steps() {
+    let one = batch(1);
+    for threads in [2, 3, 8] {
+        assert_eq!(one, batch(threads), "{threads} threads");
+    }
+    let (mut world, ids, states) = scene(1);
+    let mut single = Vec::new();
+    for _ in 0..2 {
+        single = ids
+            .iter()
+            .zip(&states)
+            .map(|(id, s)| bits(&world.step_body(*id, s, 1.0 / 60.0).unwrap()))
+            .collect();
+    }
+    assert_eq!(one, single);
+    assert!(
+        one.iter().any(|f| f[1] != 0),
+        "the scene must produce forces"
+    );
+}
+
+#[test]
+fn a_failed_batch_changes_nothing() {
+    let (mut world, ids, mut states) = scene(2);
+    let mut out = vec![BodyForces::default(); ids.len()];
+    world
+        .step_bodies(&ids, &states, 0.02, &mut out, |s| *s, |f, o| *o = *f)
+        .unwrap();
+    let before: Vec<_> = out.iter().map(bits).collect();
+    let detail_before: Vec<_> = ids
+        .iter()
+        .map(|id| world.body(*id).unwrap().submerged_triangles().count())
+        .collect();
+    // Move everything, but poison the last state: nothing may be stepped or written.
+    for s in &mut states {
+        s.position.y -= 0.3;
+    }
+    states.last_mut().unwrap().linear_velocity.x = f64::NAN;
+    let err = world
+        .step_bodies(&ids, &states, 0.02, &mut out, |s| *s, |f, o| *o = *f)
+        .unwrap_err();
+    assert!(err.message.contains("states[59]"), "{}", err.message);
+    assert_eq!(before, out.iter().map(bits).collect::<Vec<_>>());
+    let detail_after: Vec<_> = ids
+        .iter()
+        .map(|id| world.body(*id).unwrap().submerged_triangles().count())
+        .collect();
+    assert_eq!(detail_before, detail_after);
+    // A duplicate is refused the same way.
+    states.last_mut().unwrap().linear_velocity.x = 0.0;
+    let mut twice = ids.clone();
+    twice[10] = twice[3];
+    let err = world
+        .step_bodies(&twice, &states, 0.02, &mut out, |s| *s, |f, o| *o = *f)
+        .unwrap_err();
+    assert!(err.message.contains("twice"), "{}", err.message);
+    assert_eq!(before, out.iter().map(bits).collect::<Vec<_>>());
+}
