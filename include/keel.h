@@ -36,6 +36,10 @@
 // KeelBodyDesc.forces bit: linear + angular damping scaled by the wetted ratio.
 #define KEEL_FORCE_DAMPING 16
 
+// KeelBodyDesc.forces bit: Bourg's whole-hull ship resistance, a cheap alternative to
+// VISCOUS | PRESSURE_DRAG | AIR (which must then be clear).
+#define KEEL_FORCE_LUMPED_RESISTANCE 32
+
 // Result of every function that can fail. `KEEL_OK` is 0; on failure nothing is
 // written and `keel_last_error_message` says why.
 typedef enum KeelStatus {
@@ -72,6 +76,13 @@ typedef struct KeelWorldDesc {
 // A world: water, hulls and bodies. 0 is never a valid handle.
 typedef uint64_t KeelWorld;
 
+// A vector in metres (or m/s, N, ...). Y is up.
+typedef struct KeelVec3 {
+  float x;
+  float y;
+  float z;
+} KeelVec3;
+
 // The thesis's Perlin water (Tenhunen 2019, function 2.2 GetWaveYPos). Fill with
 // keel_perlin_water_desc_default.
 typedef struct KeelPerlinWaterDesc {
@@ -101,13 +112,6 @@ typedef struct KeelGerstnerWave {
   // Radians.
   float phase;
 } KeelGerstnerWave;
-
-// A vector in metres (or m/s, N, ...). Y is up.
-typedef struct KeelVec3 {
-  float x;
-  float y;
-  float z;
-} KeelVec3;
 
 // A triangle mesh in body-local coordinates, scale baked in. The data are copied.
 typedef struct KeelHullDesc {
@@ -152,8 +156,7 @@ typedef struct KeelHullInfo {
 typedef uint32_t KeelBuoyancyModel;
 
 // A floating body's parameters. Fill with keel_body_desc_default, then set hull and
-// mass. In this version the forces behind the KEEL_FORCE_* bits are not computed yet:
-// the bits are accepted and checked, and their fields in KeelBodyForces stay zero.
+// mass; the defaults settle everyday objects, from a 0.2 m crate to a 30 m boat.
 typedef struct KeelBodyDesc {
   KeelHull hull;
   // kg, > 0.
@@ -167,31 +170,38 @@ typedef struct KeelBodyDesc {
   uint32_t forces;
   // m, for the Reynolds number; 0 = hull's local Z extent.
   float hull_length;
-  // C_PD1.
+  // C_PD1, N/m^2 at the reference speed; default 500.
   float pressure_drag_linear;
-  // C_PD2.
+  // C_PD2, N/m^2 at the reference speed; default 500.
   float pressure_drag_quadratic;
-  // C_SD1.
+  // C_SD1, N/m^2; default 500.
   float suction_drag_linear;
-  // C_SD2.
+  // C_SD2, N/m^2; default 250.
   float suction_drag_quadratic;
-  // f_P.
+  // f_P; default 0.5.
   float pressure_falloff;
-  // f_S.
+  // f_S; default 0.5.
   float suction_falloff;
-  // v_r, m/s, > 0.
+  // v_r, m/s, > 0; default 1.
   float reference_speed;
-  // p.
+  // p; default 2.
   float slamming_power;
-  // Gamma_max, m/s^2; 0 = from speed and dt.
+  // Gamma_max, m/s^2; 0 (default) = from speed and dt.
   float slamming_max_acceleration;
+  // Default 3: a 500 kg cube of 1 m side meeting the water flat keeps about half its speed.
   float slamming_multiplier;
-  // C_air.
+  // C_air; default 1.
   float air_drag_coefficient;
-  // N per (m/s), times wetted ratio.
+  // N per (m/s), times wetted ratio; default 0 (KEEL_FORCE_DAMPING is off by default).
   float linear_damping;
-  // N m per (rad/s), times wetted ratio.
+  // N m per (rad/s), times wetted ratio; default 0.
   float angular_damping;
+  // Bourg's virtual mass x: the body moves as if its mass were mass * (1 + x) under
+  // the water's forces; default 0.
+  float added_mass_ratio;
+  // Bourg's residual-resistance coefficient C_r for KEEL_FORCE_LUMPED_RESISTANCE;
+  // default 0.002.
+  float residual_resistance;
 } KeelBodyDesc;
 
 // A body of a world. 0 is never a valid handle.
@@ -225,8 +235,10 @@ typedef struct KeelBodyForces {
   struct KeelVec3 force;
   // About state.center_of_mass.
   struct KeelVec3 torque;
-  // The parts of `force`, for tuning and plots. In this version only buoyancy is
-  // computed; the other parts are zero.
+  // The parts of `force`, for tuning and plots; they sum to `force`. With
+  // KEEL_FORCE_LUMPED_RESISTANCE its friction part is in viscous_force, its residual
+  // part in pressure_drag_force and its air part in air_force. With added_mass_ratio
+  // x every part is divided by 1 + x and buoyancy_force also holds x m g / (1 + x).
   struct KeelVec3 buoyancy_force;
   struct KeelVec3 viscous_force;
   struct KeelVec3 pressure_drag_force;
@@ -303,6 +315,10 @@ enum KeelStatus keel_world_destroy(KeelWorld world);
 // Sets the water animation time, seconds (finite).
 enum KeelStatus keel_world_set_time(KeelWorld world, double seconds);
 
+// Sets the wind velocity (m/s, finite; default zero): air resistance is computed
+// relative to it, so a body at rest in a wind drifts downwind.
+enum KeelStatus keel_world_set_wind(KeelWorld world, struct KeelVec3 velocity);
+
 // Flat water at height `level`.
 enum KeelStatus keel_water_set_flat(KeelWorld world, float level);
 
@@ -364,8 +380,8 @@ enum KeelStatus keel_hull_get_info(KeelWorld world, KeelHull hull, struct KeelHu
 enum KeelStatus keel_hull_destroy(KeelWorld world, KeelHull hull);
 
 // Fills desc with the defaults: hull 0, mass 1000 kg, KEEL_BUOYANCY_PRESSURE, forces
-// VISCOUS | PRESSURE_DRAG | SLAMMING | AIR, and the drag coefficients of KeelBodyDesc.
-// Does nothing if desc is NULL.
+// VISCOUS | PRESSURE_DRAG | SLAMMING | AIR, and the coefficients documented in
+// KeelBodyDesc. Does nothing if desc is NULL.
 //
 // # Safety
 // `desc` is NULL or points to a writable KeelBodyDesc.

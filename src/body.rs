@@ -7,11 +7,17 @@
 
 use std::sync::Arc;
 
-use glam::{DQuat, DVec3};
+use glam::{DMat3, DQuat, DVec3};
 
 use crate::clip::{self, Tri};
 use crate::error::{Error, Result, non_negative, positive};
-use crate::forces::{FORCE_ALL, FORCE_DEFAULT, buoyancy};
+use crate::forces::pressure_drag::{DragCoefficients, pressure_drag_force};
+use crate::forces::slamming::{SlammingHistory, SlammingParams};
+use crate::forces::{
+    FORCE_AIR, FORCE_ALL, FORCE_DAMPING, FORCE_DEFAULT, FORCE_LUMPED_RESISTANCE, FORCE_PER_TRIANGLE_RESISTANCE,
+    FORCE_PRESSURE_DRAG, FORCE_SLAMMING, FORCE_VISCOUS, added_mass, air, buoyancy, damping, limiter, lumped, slamming,
+    viscous,
+};
 use crate::hull::Hull;
 use crate::water::{Water, WaterSurface};
 use crate::world::HullId;
@@ -48,13 +54,13 @@ pub struct BodyDesc {
     pub forces: u32,
     /// Length for the Reynolds number, m; 0 = the hull's local Z extent.
     pub hull_length: f64,
-    /// Linear pressure drag coefficient `C_PD1`.
+    /// Linear pressure drag coefficient `C_PD1`, N/m^2.
     pub pressure_drag_linear: f64,
-    /// Quadratic pressure drag coefficient `C_PD2`.
+    /// Quadratic pressure drag coefficient `C_PD2`, N/m^2.
     pub pressure_drag_quadratic: f64,
-    /// Linear suction drag coefficient `C_SD1`.
+    /// Linear suction drag coefficient `C_SD1`, N/m^2.
     pub suction_drag_linear: f64,
-    /// Quadratic suction drag coefficient `C_SD2`.
+    /// Quadratic suction drag coefficient `C_SD2`, N/m^2.
     pub suction_drag_quadratic: f64,
     /// Pressure falloff power `f_P`.
     pub pressure_falloff: f64,
@@ -74,6 +80,10 @@ pub struct BodyDesc {
     pub linear_damping: f64,
     /// Angular damping, N m per (rad/s), times the wetted ratio.
     pub angular_damping: f64,
+    /// Bourg's added-mass ratio `x` (the body moves as if its mass were `m (1 + x)`).
+    pub added_mass_ratio: f64,
+    /// Bourg's residual-resistance coefficient `C_r` for the lumped resistance.
+    pub residual_resistance: f64,
 }
 
 impl Default for BodyDesc {
@@ -85,22 +95,42 @@ impl Default for BodyDesc {
             vertical_buoyancy_only: false,
             forces: FORCE_DEFAULT,
             hull_length: 0.0,
-            pressure_drag_linear: 10.0,
-            pressure_drag_quadratic: 10.0,
-            suction_drag_linear: 10.0,
-            suction_drag_quadratic: 10.0,
+            pressure_drag_linear: DEFAULT_PRESSURE_DRAG_LINEAR,
+            pressure_drag_quadratic: DEFAULT_PRESSURE_DRAG_QUADRATIC,
+            suction_drag_linear: DEFAULT_SUCTION_DRAG_LINEAR,
+            suction_drag_quadratic: DEFAULT_SUCTION_DRAG_QUADRATIC,
             pressure_falloff: 0.5,
             suction_falloff: 0.5,
             reference_speed: 1.0,
             slamming_power: 2.0,
             slamming_max_acceleration: 0.0,
-            slamming_multiplier: 1.0,
-            air_drag_coefficient: 1.28,
+            slamming_multiplier: DEFAULT_SLAMMING_MULTIPLIER,
+            air_drag_coefficient: 1.0,
             linear_damping: 0.0,
             angular_damping: 0.0,
+            added_mass_ratio: 0.0,
+            residual_resistance: 0.002,
         }
     }
 }
+
+/// Default `C_PD1`, N/m^2 at 1 m/s. The linear term is what damps the slow heave of a
+/// floating body: for a hull floating at draft `T` it gives a damping ratio of about
+/// `C_PD1 / (2 rho sqrt(g T))`, 0.16 for a raft at 0.25 m, 0.25 for a crate at 0.1 m and
+/// 0.05 for a 30 m boat at 3 m.
+pub const DEFAULT_PRESSURE_DRAG_LINEAR: f64 = 500.0;
+/// Default `C_PD2`, N/m^2 at 1 m/s: `rho C_D / 2` with the drag coefficient of a flat plate
+/// face-on, `C_D` about 1.
+pub const DEFAULT_PRESSURE_DRAG_QUADRATIC: f64 = 500.0;
+/// Default `C_SD1`: trailing faces are sucked back as hard as leading ones are pushed at
+/// low speed ...
+pub const DEFAULT_SUCTION_DRAG_LINEAR: f64 = 500.0;
+/// ... and half as hard at speed, where the wake separates.
+pub const DEFAULT_SUCTION_DRAG_QUADRATIC: f64 = 250.0;
+/// Default slamming multiplier: a 500 kg cube of 1 m side (a flat 1 m bottom) meeting
+/// the water keeps about half its speed, as the added-mass picture of an impact says
+/// (the face shares its momentum with about `rho a^3 / 2` = 500 kg of water).
+pub const DEFAULT_SLAMMING_MULTIPLIER: f64 = 3.0;
 
 impl BodyDesc {
     /// Checks every number and bit; the hull is checked by the world.
@@ -111,6 +141,12 @@ impl BodyDesc {
                 "forces has unknown bits {:#x}; known bits are {FORCE_ALL:#x}",
                 self.forces & !FORCE_ALL
             )));
+        }
+        if self.forces & FORCE_LUMPED_RESISTANCE != 0 && self.forces & FORCE_PER_TRIANGLE_RESISTANCE != 0 {
+            return Err(Error::argument(
+                "KEEL_FORCE_LUMPED_RESISTANCE replaces KEEL_FORCE_VISCOUS, KEEL_FORCE_PRESSURE_DRAG and \
+                 KEEL_FORCE_AIR: clear those bits to use it",
+            ));
         }
         for (name, value) in [
             ("hull_length", self.hull_length),
@@ -126,6 +162,8 @@ impl BodyDesc {
             ("air_drag_coefficient", self.air_drag_coefficient),
             ("linear_damping", self.linear_damping),
             ("angular_damping", self.angular_damping),
+            ("added_mass_ratio", self.added_mass_ratio),
+            ("residual_resistance", self.residual_resistance),
         ] {
             non_negative(name, value)?;
         }
@@ -135,11 +173,7 @@ impl BodyDesc {
 
     /// Checks that the buoyancy model can work on `hull`.
     pub(crate) fn validate_for(&self, hull: &Hull) -> Result<()> {
-        if matches!(
-            self.buoyancy,
-            BuoyancyModel::Volume | BuoyancyModel::AreaRatio
-        ) && !hull.has_volume()
-        {
+        if matches!(self.buoyancy, BuoyancyModel::Volume | BuoyancyModel::AreaRatio) && !hull.has_volume() {
             return Err(Error::argument(format!(
                 "the {:?} buoyancy model needs a closed hull that encloses a volume, and this hull is {}; \
                  use Pressure, which works on open meshes",
@@ -152,6 +186,18 @@ impl BodyDesc {
             )));
         }
         Ok(())
+    }
+
+    fn drag_coefficients(&self) -> DragCoefficients {
+        DragCoefficients {
+            pressure_linear: self.pressure_drag_linear,
+            pressure_quadratic: self.pressure_drag_quadratic,
+            suction_linear: self.suction_drag_linear,
+            suction_quadratic: self.suction_drag_quadratic,
+            pressure_falloff: self.pressure_falloff,
+            suction_falloff: self.suction_falloff,
+            reference_speed: self.reference_speed,
+        }
     }
 }
 
@@ -194,9 +240,7 @@ impl BodyState {
         ];
         for (name, v) in vectors {
             if !v.is_finite() {
-                return Err(Error::argument(format!(
-                    "state.{name} must be finite, got {v}"
-                )));
+                return Err(Error::argument(format!("state.{name} must be finite, got {v}")));
             }
         }
         let length = self.rotation.length();
@@ -268,6 +312,46 @@ pub struct Environment<'a> {
     pub air_density: f64,
     /// Kinematic viscosity of the water, m^2/s.
     pub water_viscosity: f64,
+    /// Wind velocity, m/s: air resistance is relative to it.
+    pub wind: DVec3,
+}
+
+/// Forces of a step with the points where they act, relative to the body origin, kept
+/// apart by kind so that each kind can be scaled as a whole.
+#[derive(Clone, Debug, Default)]
+struct PointForces {
+    /// Buoyancy (and the added-mass gravity correction).
+    hydrostatic: Vec<PointForce>,
+    /// Viscous, pressure drag, slamming, damping and lumped water resistance.
+    water: Vec<PointForce>,
+    /// Air resistance.
+    air: Vec<PointForce>,
+}
+
+impl PointForces {
+    fn with_capacity(triangles: usize) -> Self {
+        // Each triangle clips into at most two pieces on either side; slamming adds one
+        // force per triangle; damping, lumped resistance and added mass one each.
+        Self {
+            hydrostatic: Vec::with_capacity(2 * triangles + 2),
+            water: Vec::with_capacity(3 * triangles + 2),
+            air: Vec::with_capacity(2 * triangles + 1),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.hydrostatic.clear();
+        self.water.clear();
+        self.air.clear();
+    }
+}
+
+fn scale_all(forces: &mut [PointForce], factor: f64) {
+    if factor != 1.0 {
+        for f in forces {
+            f.force *= factor;
+        }
+    }
 }
 
 /// The detail of a body's last step, in the frame of its origin (world axes).
@@ -275,9 +359,26 @@ pub struct Environment<'a> {
 struct LastStep {
     origin: DVec3,
     submerged: Vec<[DVec3; 3]>,
+    /// For each submerged piece, the usable triangle it comes from.
+    submerged_sources: Vec<u32>,
     emerged: Vec<[DVec3; 3]>,
     waterline: Vec<[DVec3; 2]>,
-    forces: Vec<PointForce>,
+    forces: PointForces,
+}
+
+/// Running sums of one kind of force and its moment about the centre of mass.
+#[derive(Clone, Copy, Debug, Default)]
+struct Sum {
+    force: DVec3,
+    torque: DVec3,
+}
+
+impl Sum {
+    #[inline]
+    fn add(&mut self, arm: DVec3, force: DVec3) {
+        self.force += force;
+        self.torque += arm.cross(force);
+    }
 }
 
 /// A floating rigid body's force model and history.
@@ -289,6 +390,16 @@ pub struct Body {
     vertices: Vec<DVec3>,
     /// Height of each vertex above the water.
     heights: Vec<f64>,
+    /// Water particle velocity at each vertex (only filled when the water moves).
+    water_velocities: Vec<DVec3>,
+    /// Per usable triangle, its outward unit normal this step.
+    normals: Vec<DVec3>,
+    /// Per usable triangle, the water velocity at its centroid this step.
+    triangle_water_velocities: Vec<DVec3>,
+    /// Per usable triangle, what slamming remembers of the last step.
+    history: Vec<SlammingHistory>,
+    /// Whether `history` holds a step of this hull yet.
+    has_history: bool,
     last: LastStep,
     /// Marks the body as listed in the batch being validated (duplicate detection).
     pub(crate) batch_mark: u64,
@@ -302,6 +413,11 @@ impl Body {
             hull: Arc::clone(&hull),
             vertices: Vec::new(),
             heights: Vec::new(),
+            water_velocities: Vec::new(),
+            normals: Vec::new(),
+            triangle_water_velocities: Vec::new(),
+            history: Vec::new(),
+            has_history: false,
             last: LastStep::default(),
             batch_mark: 0,
         };
@@ -309,19 +425,24 @@ impl Body {
         body
     }
 
-    /// Replaces the hull; every buffer is sized for the largest step so that stepping
-    /// never allocates.
+    /// Replaces the hull and starts a fresh history; every buffer is sized for the
+    /// largest step so that stepping never allocates.
     pub(crate) fn set_hull(&mut self, hull: Arc<Hull>) {
         let (n, t) = (hull.positions.len(), hull.triangles.len());
         self.vertices = vec![DVec3::ZERO; n];
         self.heights = vec![0.0; n];
-        // Each triangle clips into at most two pieces on either side and one segment.
+        self.water_velocities = vec![DVec3::ZERO; n];
+        self.normals = vec![DVec3::ZERO; t];
+        self.triangle_water_velocities = vec![DVec3::ZERO; t];
+        self.history = vec![SlammingHistory::default(); t];
+        self.has_history = false;
         self.last = LastStep {
             origin: DVec3::ZERO,
             submerged: Vec::with_capacity(2 * t),
+            submerged_sources: Vec::with_capacity(2 * t),
             emerged: Vec::with_capacity(2 * t),
             waterline: Vec::with_capacity(t),
-            forces: Vec::with_capacity(2 * t + 1),
+            forces: PointForces::with_capacity(t),
         };
         self.hull = hull;
     }
@@ -340,105 +461,353 @@ impl Body {
         &self.hull
     }
 
+    /// Inertia tensor about the centre of mass, world axes, of a body of the hull's shape
+    /// and this body's mass (the host's true inertia is not known to keel).
+    fn inertia(&self, state: &BodyState, com: DVec3) -> DMat3 {
+        let rotation = DMat3::from_quat(state.rotation);
+        let centroid = rotation * self.hull.info.centroid;
+        let d = com - centroid;
+        let about_centroid = rotation * self.hull.unit_inertia * rotation.transpose();
+        let shift =
+            DMat3::from_diagonal(DVec3::splat(d.length_squared())) - DMat3::from_cols(d * d.x, d * d.y, d * d.z);
+        (about_centroid + shift) * self.desc.mass
+    }
+
     /// Computes the forces of one step of length `dt` (> 0) from a validated state.
-    pub(crate) fn step(
-        &mut self,
-        state: &BodyState,
-        _dt: f64,
-        env: &Environment<'_>,
-    ) -> BodyForces {
+    ///
+    /// Two passes. The first clips every triangle and sums the hydrostatic forces, slamming
+    /// (which compares with the last step) and air resistance. The second computes the
+    /// velocity-dependent water forces (viscous, pressure drag, damping) at the velocity the
+    /// body will have at the end of the step under buoyancy and gravity alone, and the
+    /// limiter keeps them from removing more than that velocity: drag is then implicit
+    /// against the stiff buoyancy of a light body, which otherwise leaves the water faster
+    /// than any drag evaluated at the start of the step can hold it.
+    pub(crate) fn step(&mut self, state: &BodyState, dt: f64, env: &Environment<'_>) -> BodyForces {
+        let desc = self.desc;
+        let on = |bit: u32| desc.forces & bit != 0;
+        let lumped = on(FORCE_LUMPED_RESISTANCE);
+        let (viscous_on, drag_on, air_on) = (
+            on(FORCE_VISCOUS) && !lumped,
+            on(FORCE_PRESSURE_DRAG) && !lumped,
+            on(FORCE_AIR) && !lumped,
+        );
+        let water_moves = !env.water.is_still()
+            && desc.forces
+                & (FORCE_VISCOUS | FORCE_PRESSURE_DRAG | FORCE_SLAMMING | FORCE_DAMPING | FORCE_LUMPED_RESISTANCE)
+                != 0;
+        let water_mean = self.sample_water(state, env, water_moves);
+
         let origin = state.position;
         let com = state.center_of_mass - origin;
-        self.sample_water(state, env);
+        let (v_com, omega) = (state.linear_velocity, state.angular_velocity);
+        let info = self.hull.info;
+        let rho = env.water_density;
+        let rho_g = rho * env.gravity;
+        let inertia = self.inertia(state, com);
+        let slam = SlammingParams {
+            power: desc.slamming_power,
+            max_acceleration: desc.slamming_max_acceleration,
+            multiplier: desc.slamming_multiplier,
+            mass: desc.mass,
+            hull_area: info.area,
+        };
+        let air_relative = v_com - env.wind;
+        let has_history = self.has_history;
+        self.has_history = true;
+        self.last.origin = origin;
+        self.last.submerged.clear();
+        self.last.submerged_sources.clear();
+        self.last.emerged.clear();
+        self.last.waterline.clear();
+        self.last.forces.clear();
 
-        let last = &mut self.last;
-        last.origin = origin;
-        last.submerged.clear();
-        last.emerged.clear();
-        last.waterline.clear();
-        last.forces.clear();
-
-        let rho_g = env.water_density * env.gravity;
-        let model = self.desc.buoyancy;
-        let vertical_only = self.desc.vertical_buoyancy_only;
-        let mut out = BodyForces::default();
+        // Pass 1: clipping, hydrostatics, slamming, air.
+        let mut buoyancy_sum = Sum::default();
+        let mut slamming = Sum::default();
+        let mut air = Sum::default();
         let mut volume = buoyancy::SubmergedVolume::default();
-        let mut wetted_area = 0.0;
-        let mut wetted_moment = DVec3::ZERO;
-
-        for tri in &self.hull.triangles {
-            let piece = Tri {
-                v: tri.map(|i| self.vertices[i as usize]),
+        let (mut wetted_area, mut wetted_moment) = (0.0, DVec3::ZERO);
+        let (mut projected_area, mut emerged_area, mut emerged_moment) = (0.0, 0.0, DVec3::ZERO);
+        let hull = &*self.hull;
+        let last = &mut self.last;
+        for (j, tri) in hull.triangles.iter().enumerate() {
+            let [a, b, c] = tri.map(|i| self.vertices[i as usize]);
+            let clipped = clip::clip(&Tri {
+                v: [a, b, c],
                 height: tri.map(|i| self.heights[i as usize]),
+            });
+            let normal = (b - a).cross(c - a) / (2.0 * hull.areas[j]);
+            self.normals[j] = normal;
+            let water_velocity = if water_moves {
+                tri.iter().map(|&i| self.water_velocities[i as usize]).sum::<DVec3>() / 3.0
+            } else {
+                DVec3::ZERO
             };
-            let clipped = clip::clip(&piece);
+            self.triangle_water_velocities[j] = water_velocity;
+
+            let (mut area_j, mut moment_j) = (0.0, DVec3::ZERO);
             for sub in clipped.submerged() {
                 last.submerged.push(sub.v);
-                let area = sub.area();
-                wetted_area += area;
-                wetted_moment += area * sub.centroid();
+                last.submerged_sources.push(j as u32);
+                let area = 0.5 * sub.scaled_normal().dot(normal);
+                area_j += area;
+                moment_j += area * sub.centroid();
                 volume.add(sub);
-                let (mut force, point) = match model {
-                    BuoyancyModel::Pressure => buoyancy::pressure(sub, rho_g),
-                    BuoyancyModel::PressureCentroid => buoyancy::pressure_at_centroid(sub, rho_g),
-                    _ => continue,
+                let buoyant = match desc.buoyancy {
+                    BuoyancyModel::Pressure => Some(buoyancy::pressure(sub, rho_g)),
+                    BuoyancyModel::PressureCentroid => Some(buoyancy::pressure_at_centroid(sub, rho_g)),
+                    _ => None,
                 };
-                if vertical_only {
-                    force.x = 0.0;
-                    force.z = 0.0;
+                if let Some((mut force, point)) = buoyant {
+                    if desc.vertical_buoyancy_only {
+                        force.x = 0.0;
+                        force.z = 0.0;
+                    }
+                    buoyancy_sum.add(point - com, force);
+                    last.forces.hydrostatic.push(PointForce { point, force });
                 }
-                out.buoyancy_force += force;
-                out.torque += (point - com).cross(force);
-                last.forces.push(PointForce { point, force });
             }
-            last.emerged.extend(clipped.emerged().iter().map(|e| e.v));
+            wetted_area += area_j;
+            wetted_moment += moment_j;
+
+            let centre = (a + b + c) / 3.0;
+            let now = SlammingHistory {
+                area: area_j,
+                velocity: v_com + omega.cross(centre - com) - water_velocity,
+            };
+            if on(FORCE_SLAMMING) && has_history {
+                let force = slamming::slamming_force(now, self.history[j], hull.areas[j], normal, dt, &slam);
+                if force != DVec3::ZERO {
+                    let point = moment_j / area_j;
+                    slamming.add(point - com, force);
+                    last.forces.water.push(PointForce { point, force });
+                }
+            }
+            self.history[j] = now;
+
+            for e in clipped.emerged() {
+                last.emerged.push(e.v);
+                if !(air_on || lumped) {
+                    continue;
+                }
+                let area = 0.5 * e.scaled_normal().dot(normal);
+                let centroid = e.centroid();
+                if air_on {
+                    let v = v_com + omega.cross(centroid - com) - env.wind;
+                    let force = air::air_force(v, normal, area, env.air_density, desc.air_drag_coefficient);
+                    air.add(centroid - com, force);
+                    last.forces.air.push(PointForce { point: centroid, force });
+                } else {
+                    let speed = air_relative.length();
+                    if speed > 0.0 {
+                        projected_area += area * (normal.dot(air_relative) / speed).max(0.0);
+                    }
+                    emerged_area += area;
+                    emerged_moment += area * centroid;
+                }
+            }
             last.waterline.extend(clipped.waterline);
         }
 
-        let hull_info = self.hull.info();
         let area_centroid = (wetted_area > 0.0).then(|| wetted_moment / wetted_area);
-        let lumped = match model {
+        let volume_buoyancy = match desc.buoyancy {
             BuoyancyModel::Volume => volume.centroid().map(|c| (volume.volume, c)),
-            BuoyancyModel::AreaRatio => {
-                area_centroid.map(|c| (hull_info.volume * wetted_area / hull_info.area, c))
-            }
+            BuoyancyModel::AreaRatio => area_centroid.map(|c| (info.volume * wetted_area / info.area, c)),
             _ => None,
         };
-        if let Some((displaced, point)) = lumped {
+        if let Some((displaced, point)) = volume_buoyancy {
             let force = DVec3::new(0.0, rho_g * displaced, 0.0);
-            out.buoyancy_force += force;
-            out.torque += (point - com).cross(force);
-            last.forces.push(PointForce { point, force });
+            buoyancy_sum.add(point - com, force);
+            last.forces.hydrostatic.push(PointForce { point, force });
+        }
+        let centre_of_buoyancy = match desc.buoyancy {
+            BuoyancyModel::AreaRatio => area_centroid,
+            _ => volume.centroid().or(area_centroid),
+        };
+        let wetted_ratio = (wetted_area / info.area).min(1.0);
+
+        // The motion at the end of the step under buoyancy and gravity alone.
+        let gravity = DVec3::new(0.0, -env.gravity, 0.0);
+        let v_end = v_com + (buoyancy_sum.force / desc.mass + gravity) * dt;
+        let omega_end = omega + inertia.inverse() * buoyancy_sum.torque * dt;
+        let omega_end = if omega_end.is_finite() { omega_end } else { omega };
+        let relative_end = v_end - water_mean;
+
+        // Pass 2: viscous and pressure drag on the submerged pieces at that motion.
+        let (mut viscous_force, mut pressure_force, mut drag_torque) = (DVec3::ZERO, DVec3::ZERO, DVec3::ZERO);
+        if viscous_on || drag_on {
+            let length = if desc.hull_length > 0.0 {
+                desc.hull_length
+            } else {
+                info.bounds_max.z - info.bounds_min.z
+            };
+            let cf = viscous::friction_coefficient(relative_end.length(), length, env.water_viscosity);
+            let coefficients = desc.drag_coefficients();
+            for (piece, &j) in last.submerged.iter().zip(&last.submerged_sources) {
+                let (j, [a, b, c]) = (j as usize, *piece);
+                let normal = self.normals[j];
+                let area = 0.5 * (b - a).cross(c - a).dot(normal);
+                let centroid = (a + b + c) / 3.0;
+                let v = v_end + omega_end.cross(centroid - com) - self.triangle_water_velocities[j];
+                let fv = if viscous_on {
+                    viscous::viscous_force(v, normal, area, rho, cf)
+                } else {
+                    DVec3::ZERO
+                };
+                let fd = if drag_on {
+                    pressure_drag_force(v, normal, area, &coefficients)
+                } else {
+                    DVec3::ZERO
+                };
+                viscous_force += fv;
+                pressure_force += fd;
+                drag_torque += (centroid - com).cross(fv + fd);
+                last.forces.water.push(PointForce {
+                    point: centroid,
+                    force: fv + fd,
+                });
+            }
         }
 
-        out.force = out.buoyancy_force;
-        out.submerged_volume = volume.volume.max(0.0);
-        out.center_of_buoyancy = origin
-            + match model {
-                BuoyancyModel::AreaRatio => area_centroid,
-                _ => volume.centroid().or(area_centroid),
+        let (mut damping_force, mut damping_couple) = (DVec3::ZERO, DVec3::ZERO);
+        if on(FORCE_DAMPING) {
+            (damping_force, damping_couple) = damping::damping(
+                relative_end,
+                omega_end,
+                wetted_ratio,
+                desc.linear_damping,
+                desc.angular_damping,
+            );
+            last.forces.water.push(PointForce {
+                point: com,
+                force: damping_force,
+            });
+        }
+        if lumped {
+            if let Some(point) = centre_of_buoyancy {
+                let length = if desc.hull_length > 0.0 {
+                    desc.hull_length
+                } else {
+                    info.bounds_max.z - info.bounds_min.z
+                };
+                let cf = viscous::friction_coefficient(relative_end.length(), length, env.water_viscosity);
+                let (friction, residual) =
+                    lumped::water_resistance(relative_end, wetted_area, rho, cf, desc.residual_resistance);
+                viscous_force += friction;
+                pressure_force += residual;
+                drag_torque += (point - com).cross(friction + residual);
+                last.forces.water.push(PointForce {
+                    point,
+                    force: friction + residual,
+                });
             }
-            .unwrap_or(com);
-        out.submerged_area = wetted_area;
-        out.wetted_ratio = (wetted_area / hull_info.area).min(1.0);
-        out.submerged_triangle_count = last.submerged.len() as u32;
+            if emerged_area > 0.0 {
+                let point = emerged_moment / emerged_area;
+                let force =
+                    lumped::air_resistance(air_relative, projected_area, env.air_density, desc.air_drag_coefficient);
+                air.add(point - com, force);
+                last.forces.air.push(PointForce { point, force });
+            }
+        }
+
+        // Dissipative forces must not reverse the motion they oppose within the step.
+        let water_scale = limiter::implicit_scale(
+            viscous_force + pressure_force + slamming.force + damping_force,
+            drag_torque + slamming.torque + damping_couple,
+            &limiter::Motion {
+                velocity: relative_end,
+                angular_velocity: omega_end,
+                mass: desc.mass,
+                inertia,
+            },
+            dt,
+        );
+        let air_scale = limiter::implicit_scale(
+            air.force,
+            air.torque,
+            &limiter::Motion {
+                velocity: air_relative,
+                angular_velocity: omega,
+                mass: desc.mass,
+                inertia,
+            },
+            dt,
+        );
+        scale_all(&mut last.forces.water, water_scale);
+        scale_all(&mut last.forces.air, air_scale);
+
+        // Bourg's virtual mass: everything divided by 1 + x, plus a gravity correction.
+        let virtual_scale = added_mass::scale(desc.added_mass_ratio);
+        let mut hydrostatic = buoyancy_sum;
+        if desc.added_mass_ratio > 0.0 {
+            for list in [
+                &mut last.forces.hydrostatic,
+                &mut last.forces.water,
+                &mut last.forces.air,
+            ] {
+                scale_all(list, virtual_scale);
+            }
+            hydrostatic.force *= virtual_scale;
+            hydrostatic.torque *= virtual_scale;
+            let correction = added_mass::gravity_correction(desc.added_mass_ratio, desc.mass, env.gravity);
+            hydrostatic.force += correction;
+            last.forces.hydrostatic.push(PointForce {
+                point: com,
+                force: correction,
+            });
+        }
+        let water = water_scale * virtual_scale;
+        let air_factor = air_scale * virtual_scale;
+
+        let mut out = BodyForces {
+            buoyancy_force: hydrostatic.force,
+            viscous_force: viscous_force * water,
+            pressure_drag_force: pressure_force * water,
+            slamming_force: slamming.force * water,
+            damping_force: damping_force * water,
+            air_force: air.force * air_factor,
+            center_of_buoyancy: origin + centre_of_buoyancy.unwrap_or(com),
+            submerged_volume: volume.volume.max(0.0),
+            submerged_area: wetted_area,
+            wetted_ratio,
+            submerged_triangle_count: last.submerged.len() as u32,
+            ..BodyForces::default()
+        };
+        out.force = out.buoyancy_force
+            + out.viscous_force
+            + out.pressure_drag_force
+            + out.slamming_force
+            + out.damping_force
+            + out.air_force;
+        out.torque =
+            hydrostatic.torque + (drag_torque + slamming.torque + damping_couple) * water + air.torque * air_factor;
         out
     }
 
-    /// Transforms every vertex once and measures its height above the water.
-    fn sample_water(&mut self, state: &BodyState, env: &Environment<'_>) {
+    /// Transforms every vertex once and measures its height above the water, and the
+    /// water's velocity there when `velocities` is set. Returns the mean water velocity
+    /// over the vertices under water (zero when there are none or the water is still).
+    fn sample_water(&mut self, state: &BodyState, env: &Environment<'_>, velocities: bool) -> DVec3 {
         let origin = state.position;
-        for ((local, rel), height) in self
-            .hull
-            .positions
-            .iter()
-            .zip(&mut self.vertices)
-            .zip(&mut self.heights)
-        {
-            *rel = state.rotation * *local;
-            let world = origin + *rel;
-            *height = world.y - env.water.height(world.x, world.z, env.time);
+        let mut sum = DVec3::ZERO;
+        let mut count = 0usize;
+        for (i, local) in self.hull.positions.iter().enumerate() {
+            let rel = state.rotation * *local;
+            let world = origin + rel;
+            self.vertices[i] = rel;
+            if velocities {
+                let sample = env.water.sample(world.x, world.z, env.time);
+                self.heights[i] = world.y - sample.height;
+                self.water_velocities[i] = sample.velocity;
+                if self.heights[i] < 0.0 {
+                    sum += sample.velocity;
+                    count += 1;
+                }
+            } else {
+                self.heights[i] = world.y - env.water.height(world.x, world.z, env.time);
+            }
         }
+        if count > 0 { sum / count as f64 } else { DVec3::ZERO }
     }
 
     /// The submerged pieces of the last step, world coordinates, outward winding.
@@ -460,15 +829,44 @@ impl Body {
     }
 
     /// The forces of the last step with their points of application, world coordinates;
-    /// their sum and moment reproduce the step's force and torque.
+    /// their sum and moment reproduce the step's force and torque, apart from the
+    /// angular-damping couple.
     pub fn triangle_forces(&self) -> impl ExactSizeIterator<Item = PointForce> + '_ {
         let o = self.last.origin;
-        self.last.forces.iter().map(move |f| PointForce {
+        let f = &self.last.forces;
+        let all = f.hydrostatic.iter().chain(&f.water).chain(&f.air);
+        ExactIter {
+            len: f.hydrostatic.len() + f.water.len() + f.air.len(),
+            inner: all,
+        }
+        .map(move |f| PointForce {
             point: f.point + o,
             force: f.force,
         })
     }
 }
+
+/// An iterator of known length (chains of slices are not `ExactSizeIterator`).
+struct ExactIter<I> {
+    len: usize,
+    inner: I,
+}
+
+impl<I: Iterator> Iterator for ExactIter<I> {
+    type Item = I::Item;
+
+    fn next(&mut self) -> Option<I::Item> {
+        let item = self.inner.next()?;
+        self.len -= 1;
+        Some(item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.len, Some(self.len))
+    }
+}
+
+impl<I: Iterator> ExactSizeIterator for ExactIter<I> {}
 
 /// Checks that `dt` is a usable step length.
 pub(crate) fn check_dt(dt: f64) -> Result<f64> {

@@ -79,11 +79,7 @@ fn cut(u: DVec3, du: f64, a: DVec3, da: f64) -> DVec3 {
 
 /// Clips `tri` against the water: a vertex is under water when its height is < 0.
 pub fn clip(tri: &Tri) -> Clipped {
-    let under = [
-        tri.height[0] < 0.0,
-        tri.height[1] < 0.0,
-        tri.height[2] < 0.0,
-    ];
+    let under = [tri.height[0] < 0.0, tri.height[1] < 0.0, tri.height[2] < 0.0];
     let under_count = under.iter().filter(|&&u| u).count();
     let mut out = Clipped::default();
     match under_count {

@@ -71,9 +71,7 @@ pub(crate) fn finite(name: &str, value: f64) -> Result<f64> {
     if value.is_finite() {
         Ok(value)
     } else {
-        Err(Error::argument(format!(
-            "{name} must be finite, got {value}"
-        )))
+        Err(Error::argument(format!("{name} must be finite, got {value}")))
     }
 }
 
@@ -82,9 +80,7 @@ pub(crate) fn positive(name: &str, value: f64) -> Result<f64> {
     if value.is_finite() && value > 0.0 {
         Ok(value)
     } else {
-        Err(Error::argument(format!(
-            "{name} must be finite and > 0, got {value}"
-        )))
+        Err(Error::argument(format!("{name} must be finite and > 0, got {value}")))
     }
 }
 
@@ -93,8 +89,6 @@ pub(crate) fn non_negative(name: &str, value: f64) -> Result<f64> {
     if value.is_finite() && value >= 0.0 {
         Ok(value)
     } else {
-        Err(Error::argument(format!(
-            "{name} must be finite and >= 0, got {value}"
-        )))
+        Err(Error::argument(format!("{name} must be finite and >= 0, got {value}")))
     }
 }

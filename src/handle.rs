@@ -60,9 +60,7 @@ impl<T> Slots<T> {
     }
 
     fn encode(&self, index: usize, generation: u64) -> u64 {
-        ((self.kind as u64) << (GENERATION_BITS + INDEX_BITS))
-            | ((index as u64) << GENERATION_BITS)
-            | generation
+        ((self.kind as u64) << (GENERATION_BITS + INDEX_BITS)) | ((index as u64) << GENERATION_BITS) | generation
     }
 
     fn decode(&self, id: u64) -> Option<(usize, u64)> {

@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 
-use glam::{DVec3, Vec3};
+use glam::{DMat3, DVec3, Vec3};
 
 use crate::error::{Error, Result};
 
@@ -74,6 +74,9 @@ pub struct Hull {
     pub(crate) areas: Vec<f64>,
     /// For each usable triangle, its index in the mesh that was passed in.
     pub(crate) source_triangles: Vec<u32>,
+    /// Inertia tensor per kg about `info.centroid`, local axes: of the solid for hulls
+    /// with a volume, of a uniform shell otherwise.
+    pub(crate) unit_inertia: DMat3,
     pub(crate) info: HullInfo,
 }
 
@@ -105,10 +108,7 @@ impl Hull {
             )));
         }
         if let Some(i) = vertices.iter().position(|v| !v.is_finite()) {
-            return Err(Error::mesh(format!(
-                "vertex {i} is not finite: {:?}",
-                vertices[i]
-            )));
+            return Err(Error::mesh(format!("vertex {i} is not finite: {:?}", vertices[i])));
         }
 
         let input: Vec<DVec3> = vertices.iter().map(|v| v.as_dvec3()).collect();
@@ -118,9 +118,7 @@ impl Hull {
             .max(min.abs().max_element())
             .max(max.abs().max_element());
         if scale == 0.0 {
-            return Err(Error::mesh(
-                "no usable triangle: every vertex is at the origin",
-            ));
+            return Err(Error::mesh("no usable triangle: every vertex is at the origin"));
         }
 
         let welded = weld(&input, indices, WELD_TOLERANCE * scale);
@@ -178,10 +176,7 @@ impl Hull {
         let area_centroid = triangles
             .iter()
             .zip(&areas)
-            .map(|(t, &s)| {
-                s * (positions[t[0] as usize] + positions[t[1] as usize] + positions[t[2] as usize])
-                    / 3.0
-            })
+            .map(|(t, &s)| s * (positions[t[0] as usize] + positions[t[1] as usize] + positions[t[2] as usize]) / 3.0)
             .sum::<DVec3>()
             / area;
         let (bounds_min, bounds_max) = bounds(positions.iter().copied());
@@ -205,6 +200,7 @@ impl Hull {
             }
         }
 
+        let unit_inertia = unit_inertia(&positions, &triangles, centroid, volume > 0.0);
         let info = HullInfo {
             vertex_count: vertices.len() as u32,
             triangle_count: triangles.len() as u32,
@@ -222,6 +218,7 @@ impl Hull {
             triangles,
             areas,
             source_triangles,
+            unit_inertia,
             info,
         })
     }
@@ -251,6 +248,12 @@ impl Hull {
         &self.areas
     }
 
+    /// Inertia tensor per kg about the centroid, local axes (solid if the hull has a
+    /// volume, uniform shell otherwise).
+    pub fn unit_inertia(&self) -> DMat3 {
+        self.unit_inertia
+    }
+
     /// Whether the hull encloses a volume (closed, and not a flat sheet).
     pub fn has_volume(&self) -> bool {
         self.info.volume > 0.0
@@ -264,11 +267,7 @@ fn bounds(points: impl Iterator<Item = DVec3>) -> (DVec3, DVec3) {
 }
 
 /// Volume and volume centroid of a closed, consistently wound surface (module docs).
-pub(crate) fn volume_and_centroid(
-    positions: &[DVec3],
-    triangles: &[[u32; 3]],
-    origin: DVec3,
-) -> (f64, DVec3) {
+pub(crate) fn volume_and_centroid(positions: &[DVec3], triangles: &[[u32; 3]], origin: DVec3) -> (f64, DVec3) {
     let mut six_volume = 0.0;
     let mut moment = DVec3::ZERO;
     for t in triangles {
@@ -285,6 +284,33 @@ pub(crate) fn volume_and_centroid(
         origin
     };
     (volume, centroid)
+}
+
+fn outer(u: DVec3, v: DVec3) -> DMat3 {
+    DMat3::from_cols(u * v.x, u * v.y, u * v.z)
+}
+
+/// Inertia per unit mass about `centre`: `I = tr(C) 1 - C` with the covariance
+/// `C = integral of r r^T` over the solid (tetrahedra from `centre`:
+/// `det / 120 (a a^T + b b^T + c c^T + s s^T)`, `s = a + b + c`) or over the surface
+/// (`S / 12 (...)` per triangle), divided by the volume or the area.
+fn unit_inertia(positions: &[DVec3], triangles: &[[u32; 3]], centre: DVec3, solid: bool) -> DMat3 {
+    let mut covariance = DMat3::ZERO;
+    let mut total = 0.0;
+    for t in triangles {
+        let [a, b, c] = t.map(|i| positions[i as usize] - centre);
+        let s = a + b + c;
+        let sum = outer(a, a) + outer(b, b) + outer(c, c) + outer(s, s);
+        let weight = if solid {
+            a.dot(b.cross(c)) / 6.0
+        } else {
+            0.5 * (b - a).cross(c - a).length()
+        };
+        covariance += sum * (weight / if solid { 20.0 } else { 12.0 });
+        total += weight;
+    }
+    let c = covariance * (1.0 / total);
+    DMat3::from_diagonal(DVec3::splat(c.x_axis.x + c.y_axis.y + c.z_axis.z)) - c
 }
 
 struct Welded {
@@ -314,9 +340,7 @@ fn weld(input: &[DVec3], indices: &[u32], tolerance: f64) -> Welded {
                     let key = [home[0] + dx, home[1] + dy, home[2] + dz];
                     if let Some(candidates) = grid.get(&key) {
                         for &id in candidates {
-                            if positions[id as usize] == p
-                                || (positions[id as usize] - p).length() <= tolerance
-                            {
+                            if positions[id as usize] == p || (positions[id as usize] - p).length() <= tolerance {
                                 found = Some(id);
                                 break 'search;
                             }
@@ -349,14 +373,10 @@ fn is_closed(triangles: &[[u32; 3]]) -> bool {
         .map(|(from, to)| (from.min(to), from.max(to), from < to))
         .collect();
     edges.sort_unstable();
-    edges.chunks(2).all(|pair| {
-        pair.len() == 2
-            && pair[0].0 == pair[1].0
-            && pair[0].1 == pair[1].1
-            && pair[0].2 != pair[1].2
-    }) && edges
-        .windows(3)
-        .all(|w| !(w[0].0 == w[2].0 && w[0].1 == w[2].1))
+    edges
+        .chunks(2)
+        .all(|pair| pair.len() == 2 && pair[0].0 == pair[1].0 && pair[0].1 == pair[1].1 && pair[0].2 != pair[1].2)
+        && edges.windows(3).all(|w| !(w[0].0 == w[2].0 && w[0].1 == w[2].1))
 }
 
 #[cfg(test)]
@@ -365,10 +385,7 @@ mod tests {
 
     fn cube(side: f32, corner: Vec3) -> (Vec<Vec3>, Vec<u32>) {
         let v: Vec<Vec3> = (0..8)
-            .map(|i| {
-                corner
-                    + side * Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32)
-            })
+            .map(|i| corner + side * Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32))
             .collect();
         // Outward winding with normal = cross(b - a, c - a).
         let quads = [
@@ -399,12 +416,28 @@ mod tests {
         assert!(info.is_closed);
         assert!(!info.winding_flipped);
         assert!((info.volume - 8.0).abs() < 1e-12, "{}", info.volume);
-        assert!(
-            (info.centroid - DVec3::ONE).length() < 1e-12,
-            "{}",
-            info.centroid
-        );
+        assert!((info.centroid - DVec3::ONE).length() < 1e-12, "{}", info.centroid);
         assert!((info.area - 24.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn inertia_of_a_box_solid_and_shell() {
+        let (v, i) = cube(2.0, Vec3::ZERO);
+        let hull = Hull::new(&HullDesc {
+            vertices: &v,
+            indices: &i,
+            flip_winding: false,
+        })
+        .unwrap();
+        // Solid cube of side a: a^2 / 6 per kg about each axis.
+        let j = hull.unit_inertia();
+        assert!(
+            (j - DMat3::from_diagonal(DVec3::splat(4.0 / 6.0))).abs_diff_eq(DMat3::ZERO, 1e-12),
+            "{j}"
+        );
+        // Hollow cube: each face a plate; per kg, 5 a^2 / 18 about each axis.
+        let shell = unit_inertia(&hull.positions, &hull.triangles, DVec3::ONE, false);
+        assert!((shell.x_axis.x - 5.0 * 4.0 / 18.0).abs() < 1e-12, "{shell}");
     }
 
     #[test]
@@ -454,10 +487,6 @@ mod tests {
         let mut nan = v.clone();
         nan[3].y = f32::NAN;
         assert!(err(&nan, &i).message.contains("vertex 3"));
-        assert!(
-            err(&v, &[0, 0, 1, 2, 2, 2])
-                .message
-                .contains("no usable triangle")
-        );
+        assert!(err(&v, &[0, 0, 1, 2, 2, 2]).message.contains("no usable triangle"));
     }
 }

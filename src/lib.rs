@@ -14,23 +14,31 @@
 //! - [`world`]: handles, stepping, parallelism;
 //! - [`ffi`]: the C ABI (`include/keel.h`), the only `unsafe` code.
 //!
+//! Every module but `ffi` is marked `cbindgen:ignore`: the header shows the C ABI only.
+//!
 //! Units are SI, Y is up, gravity points along -Y, and a triangle `(a, b, c)` faces
 //! `cross(b - a, c - a)`.
 
+/// cbindgen:ignore
 pub mod body;
+/// cbindgen:ignore
 pub mod clip;
+/// cbindgen:ignore
 pub mod error;
 pub mod ffi;
+/// cbindgen:ignore
 pub mod forces;
+/// cbindgen:ignore
 mod handle;
+/// cbindgen:ignore
 pub mod hull;
+/// cbindgen:ignore
 pub mod water;
+/// cbindgen:ignore
 pub mod world;
 
 pub use body::{Body, BodyDesc, BodyForces, BodyState, BuoyancyModel, PointForce};
 pub use error::{Error, ErrorKind, Result};
 pub use hull::{Hull, HullDesc, HullInfo};
-pub use water::{
-    FlatWater, GerstnerWater, GerstnerWave, PerlinWater, Water, WaterSample, WaterSurface,
-};
+pub use water::{FlatWater, GerstnerWater, GerstnerWave, PerlinWater, Water, WaterSample, WaterSurface};
 pub use world::{BodyId, HullId, World, WorldDesc};

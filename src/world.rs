@@ -7,6 +7,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use glam::DVec3;
 use rayon::prelude::*;
 
 use crate::body::{Body, BodyDesc, BodyForces, BodyState, Environment, check_dt};
@@ -86,6 +87,9 @@ pub struct World {
     bodies: Slots<Mutex<Body>>,
     pool: Option<rayon::ThreadPool>,
     batch_mark: u64,
+    wind: DVec3,
+    /// Forces of the batch being stepped, written out only once every body is done.
+    batch_forces: Vec<BodyForces>,
 }
 
 fn lock(body: &Mutex<Body>) -> MutexGuard<'_, Body> {
@@ -107,9 +111,7 @@ impl World {
                 .num_threads(threads)
                 .thread_name(|i| format!("keel-worker-{i}"))
                 .build()
-                .map_err(|e| {
-                    Error::argument(format!("could not start {threads} worker threads: {e}"))
-                })?;
+                .map_err(|e| Error::argument(format!("could not start {threads} worker threads: {e}")))?;
             Some(pool)
         } else {
             None
@@ -122,6 +124,8 @@ impl World {
             bodies: Slots::new(HandleKind::Body),
             pool,
             batch_mark: 0,
+            wind: DVec3::ZERO,
+            batch_forces: Vec::new(),
         })
     }
 
@@ -139,6 +143,20 @@ impl World {
     /// The water animation time, s.
     pub fn time(&self) -> f64 {
         self.time
+    }
+
+    /// Sets the wind velocity, m/s: air resistance is relative to it.
+    pub fn set_wind(&mut self, velocity: DVec3) -> Result<()> {
+        if !velocity.is_finite() {
+            return Err(Error::argument(format!("wind velocity must be finite, got {velocity}")));
+        }
+        self.wind = velocity;
+        Ok(())
+    }
+
+    /// The wind velocity, m/s.
+    pub fn wind(&self) -> DVec3 {
+        self.wind
     }
 
     /// Replaces the water surface.
@@ -284,6 +302,7 @@ impl World {
             water_density: self.desc.water_density,
             air_density: self.desc.air_density,
             water_viscosity: self.desc.water_viscosity,
+            wind: self.wind,
         }
     }
 
@@ -310,13 +329,10 @@ impl World {
     ) -> Result<()>
     where
         S: Sync,
-        O: Send,
     {
         let dt = check_dt(dt)?;
         if states.len() != ids.len() || out.len() != ids.len() {
-            return Err(Error::argument(
-                "ids, states and outputs must have the same length",
-            ));
+            return Err(Error::argument("ids, states and outputs must have the same length"));
         }
         self.batch_mark += 1;
         let mark = self.batch_mark;
@@ -326,10 +342,7 @@ impl World {
                     .map_err(|e| Error::new(e.kind, format!("bodies[{i}]: {e}")))?,
             );
             if body.batch_mark == mark {
-                return Err(Error::argument(format!(
-                    "bodies[{i}] ({:#x}) is listed twice",
-                    id.0
-                )));
+                return Err(Error::argument(format!("bodies[{i}] ({:#x}) is listed twice", id.0)));
             }
             body.batch_mark = mark;
             state_of(state)
@@ -337,20 +350,28 @@ impl World {
                 .map_err(|e| Error::new(ErrorKind::InvalidArgument, format!("states[{i}]: {e}")))?;
         }
 
+        // Computed into a buffer of the world's and copied out at the end, so that even a
+        // panic (a bug) in one body leaves every output untouched.
+        let mut results = std::mem::take(&mut self.batch_forces);
+        results.clear();
+        results.resize(ids.len(), BodyForces::default());
         let env = self.environment();
         let bodies = &self.bodies;
-        let step_one = |(i, o): (usize, &mut O)| {
+        let step_one = |(i, result): (usize, &mut BodyForces)| {
             // Validated above: the state is sound and the id live.
             let state = state_of(&states[i]).validated().unwrap_or_default();
             if let Some(cell) = bodies.get(ids[i].0) {
-                let forces = lock(cell).step(&state, dt, &env);
-                write(&forces, o);
+                *result = lock(cell).step(&state, dt, &env);
             }
         };
         match &self.pool {
-            Some(pool) => pool.install(|| out.par_iter_mut().enumerate().for_each(step_one)),
-            None => out.iter_mut().enumerate().for_each(step_one),
+            Some(pool) => pool.install(|| results.par_iter_mut().enumerate().for_each(step_one)),
+            None => results.iter_mut().enumerate().for_each(step_one),
         }
+        for (o, forces) in out.iter_mut().zip(&results) {
+            write(forces, o);
+        }
+        self.batch_forces = results;
         Ok(())
     }
 

@@ -65,10 +65,7 @@ fn allocations_in_steady_state(threads: u32) -> usize {
     unsafe { keel_world_desc_default(&mut desc) };
     desc.thread_count = threads;
     let mut world = 0;
-    assert_eq!(
-        unsafe { keel_world_create(&desc, &mut world) },
-        KeelStatus::KEEL_OK
-    );
+    assert_eq!(unsafe { keel_world_create(&desc, &mut world) }, KeelStatus::KEEL_OK);
     let waves = [KeelGerstnerWave {
         amplitude: 0.4,
         wavelength: 9.0,
@@ -168,10 +165,7 @@ fn allocations_in_steady_state(threads: u32) -> usize {
 #[test]
 fn steps_do_not_allocate_once_a_body_has_been_stepped() {
     let single = allocations_in_steady_state(1);
-    assert_eq!(
-        single, 0,
-        "{single} heap allocations in 200 steps of 8 bodies"
-    );
+    assert_eq!(single, 0, "{single} heap allocations in 200 steps of 8 bodies");
     // With worker threads keel still allocates nothing, but rayon's job queue takes a
     // block of 63 slots from the heap now and then (3 in these 200 batch steps).
     let pooled = allocations_in_steady_state(2);

@@ -4,8 +4,7 @@
 mod common;
 
 use common::{
-    Mesh, Rng, boat_hull, body, box_with_diagonals, buoyancy_only, simple_box, subdivided_box,
-    uv_sphere, world,
+    Mesh, Rng, boat_hull, body, box_with_diagonals, buoyancy_only, simple_box, subdivided_box, uv_sphere, world,
 };
 use glam::{DQuat, DVec3, Vec3};
 use keel::{BodyState, BuoyancyModel, World, WorldDesc};
@@ -25,10 +24,7 @@ fn state_with_centroid_at(mesh: &Mesh, centre: DVec3, rotation: DQuat) -> BodySt
 
 fn closed_meshes() -> Vec<(&'static str, Mesh)> {
     vec![
-        (
-            "box",
-            simple_box(Vec3::new(2.0, 0.5, 1.2), Vec3::new(0.3, -0.1, 0.2)),
-        ),
+        ("box", simple_box(Vec3::new(2.0, 0.5, 1.2), Vec3::new(0.3, -0.1, 0.2))),
         ("uv sphere", uv_sphere(0.8, 16, 24)),
         ("boat hull", boat_hull(6.0, 2.0, 0.8, 0.6, 24, 16)),
     ]
@@ -42,10 +38,7 @@ fn fully_submerged_closed_hulls_feel_archimedes_and_no_torque_at_any_orientation
         let (hull, id) = body(&mut w, &mesh, buoyancy_only(BuoyancyModel::Pressure));
         let info = w.hull_info(hull).unwrap();
         assert!(info.is_closed, "{name} must be closed");
-        assert!(
-            !info.winding_flipped,
-            "{name} is generated with outward winding"
-        );
+        assert!(!info.winding_flipped, "{name} is generated with outward winding");
         let (volume, _) = mesh.volume_and_centroid();
         let size = mesh.size();
         for _ in 0..50 {
@@ -89,11 +82,7 @@ fn centroid_variant_residual(n: u32, rng: &mut Rng) -> f64 {
     let other = |quad: u32| (quad.wrapping_mul(2654435761) >> 13) & 1 == 1;
     let mesh = box_with_diagonals(Vec3::new(2.0, 1.0, 1.4), Vec3::ZERO, n, other);
     let mut w = world();
-    let (_, id) = body(
-        &mut w,
-        &mesh,
-        buoyancy_only(BuoyancyModel::PressureCentroid),
-    );
+    let (_, id) = body(&mut w, &mesh, buoyancy_only(BuoyancyModel::PressureCentroid));
     let (volume, _) = mesh.volume_and_centroid();
     let mut worst: f64 = 0.0;
     for _ in 0..20 {
@@ -156,13 +145,7 @@ fn a_heeled_box_partly_submerged_has_the_exact_volume_and_centre_of_buoyancy() {
     ] {
         let mut w = world();
         let (_, id) = body(&mut w, &mesh, buoyancy_only(model));
-        for (heel_degrees, y0) in [
-            (0.0, 0.1),
-            (10.0, 0.05),
-            (25.0, -0.2),
-            (40.0, 0.3),
-            (70.0, 0.0),
-        ] {
+        for (heel_degrees, y0) in [(0.0, 0.1), (10.0, 0.05), (25.0, -0.2), (40.0, 0.3), (70.0, 0.0)] {
             let heel = f64::to_radians(heel_degrees);
             let rotation = DQuat::from_rotation_z(heel);
             let state = BodyState {

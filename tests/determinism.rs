@@ -6,8 +6,7 @@ mod common;
 use common::{Rng, boat_hull, simple_box, uv_sphere};
 use glam::{DVec2, DVec3};
 use keel::{
-    BodyDesc, BodyForces, BodyId, BodyState, BuoyancyModel, GerstnerWater, GerstnerWave, Water,
-    World, WorldDesc,
+    BodyDesc, BodyForces, BodyId, BodyState, BuoyancyModel, GerstnerWater, GerstnerWave, Water, World, WorldDesc,
 };
 
 fn bits(f: &BodyForces) -> Vec<u64> {
@@ -22,10 +21,7 @@ fn bits(f: &BodyForces) -> Vec<u64> {
         f.damping_force,
         f.center_of_buoyancy,
     ];
-    let mut out: Vec<u64> = vectors
-        .iter()
-        .flat_map(|v| v.to_array().map(f64::to_bits))
-        .collect();
+    let mut out: Vec<u64> = vectors.iter().flat_map(|v| v.to_array().map(f64::to_bits)).collect();
     out.extend([f.submerged_volume, f.submerged_area, f.wetted_ratio].map(f64::to_bits));
     out.push(f.submerged_triangle_count as u64);
     out
@@ -54,19 +50,14 @@ fn scene(threads: u32) -> (World, Vec<BodyId>, Vec<BodyState>) {
             phase: 1.0,
         },
     ];
-    world.set_water(Water::Gerstner(
-        GerstnerWater::new(&waves, 0.0, 9.81).unwrap(),
-    ));
+    world.set_water(Water::Gerstner(GerstnerWater::new(&waves, 0.0, 9.81).unwrap()));
     world.set_time(12.5).unwrap();
     let meshes = [
         simple_box(glam::Vec3::new(2.0, 0.5, 2.0), glam::Vec3::ZERO),
         uv_sphere(0.7, 10, 16),
         boat_hull(6.0, 2.0, 0.8, 0.6, 16, 10),
     ];
-    let hulls: Vec<_> = meshes
-        .iter()
-        .map(|m| world.create_hull(&m.desc()).unwrap())
-        .collect();
+    let hulls: Vec<_> = meshes.iter().map(|m| world.create_hull(&m.desc()).unwrap()).collect();
     let models = [
         BuoyancyModel::Pressure,
         BuoyancyModel::PressureCentroid,
@@ -83,11 +74,7 @@ fn scene(threads: u32) -> (World, Vec<BodyId>, Vec<BodyState>) {
             ..BodyDesc::default()
         };
         ids.push(world.create_body(&desc).unwrap());
-        let position = DVec3::new(
-            rng.range(-40.0, 40.0),
-            rng.range(-1.0, 0.5),
-            rng.range(-40.0, 40.0),
-        );
+        let position = DVec3::new(rng.range(-40.0, 40.0), rng.range(-1.0, 0.5), rng.range(-40.0, 40.0));
         states.push(BodyState {
             position,
             rotation: rng.rotation(),
@@ -127,10 +114,7 @@ fn batch_steps_are_bit_identical_for_any_thread_count_and_to_single_steps() {
             .collect();
     }
     assert_eq!(one, single);
-    assert!(
-        one.iter().any(|f| f[1] != 0),
-        "the scene must produce forces"
-    );
+    assert!(one.iter().any(|f| f[1] != 0), "the scene must produce forces");
 }
 
 #[test]

@@ -60,18 +60,47 @@ fn header_compiles_as_c99_and_as_cpp() {
     let dir = std::env::temp_dir().join(format!("keel-header-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let c = dir.join("include_keel.c");
-    std::fs::write(&c, "#include \"keel.h\"\nint main(void) { return keel_abi_version() == KEEL_ABI_VERSION ? 0 : 1; }\n").unwrap();
-    compiles(
-        "cc",
-        &["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"],
+    std::fs::write(
         &c,
-    );
+        "#include \"keel.h\"\nint main(void) { return keel_abi_version() == KEEL_ABI_VERSION ? 0 : 1; }\n",
+    )
+    .unwrap();
+    compiles("cc", &["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"], &c);
     let cpp = dir.join("include_keel.cpp");
-    std::fs::write(&cpp, "#include \"keel.h\"\nint main() { return keel_abi_version() == KEEL_ABI_VERSION ? 0 : 1; }\n").unwrap();
-    compiles(
-        "c++",
-        &["-std=c++11", "-Wall", "-Wextra", "-pedantic", "-Werror"],
+    std::fs::write(
         &cpp,
-    );
+        "#include \"keel.h\"\nint main() { return keel_abi_version() == KEEL_ABI_VERSION ? 0 : 1; }\n",
+    )
+    .unwrap();
+    compiles("c++", &["-std=c++11", "-Wall", "-Wextra", "-pedantic", "-Werror"], &cpp);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn every_name_in_the_header_carries_the_keel_prefix() {
+    let header = std::fs::read_to_string(root().join("include/keel.h")).unwrap();
+    let mut names = Vec::new();
+    for line in header.lines().map(str::trim).filter(|l| !l.contains("extern \"C\"")) {
+        if let Some(rest) = line.strip_prefix("#define ") {
+            names.push(rest.split_whitespace().next().unwrap().to_string());
+        } else if line.starts_with("typedef") || line.starts_with('}') {
+            let tokens: Vec<&str> = line.trim_end_matches(['{', ';', ' ']).split_whitespace().collect();
+            if let Some(name) = tokens.last() {
+                names.push(name.trim_matches(|c| c == '}' || c == '*').to_string());
+            }
+        } else if let Some(open) = line.find('(') {
+            if !line.starts_with("//") && !line.starts_with('#') && !line.starts_with('*') {
+                if let Some(name) = line[..open].split_whitespace().last() {
+                    names.push(name.trim_start_matches('*').to_string());
+                }
+            }
+        }
+    }
+    assert!(names.len() > 40, "the scan must find the header's names: {names:?}");
+    for name in names.iter().filter(|n| !n.is_empty() && n.as_str() != "KEEL_H") {
+        assert!(
+            name.starts_with("keel_") || name.starts_with("Keel") || name.starts_with("KEEL_"),
+            "{name} lacks the keel_/Keel/KEEL_ prefix"
+        );
+    }
 }

@@ -28,11 +28,7 @@ fn unitys_24_vertex_cube_counts_as_closed() {
     let info = info_of(&mut w, &mesh.desc());
     assert!(info.is_closed);
     assert_eq!(
-        (
-            info.vertex_count,
-            info.triangle_count,
-            info.degenerate_count
-        ),
+        (info.vertex_count, info.triangle_count, info.degenerate_count),
         (24, 12, 0)
     );
     assert!((info.volume - 1.0).abs() < 1e-12);

@@ -103,11 +103,7 @@ fn the_thesis_perlin_water_moves_diagonally_with_time_in_its_only_x_branch() {
     let water = PerlinWater::new(0.0, scale, speed, 1.0, true).unwrap();
     let mut rng = Rng::new(4);
     for _ in 0..100 {
-        let (x, z, t) = (
-            rng.range(-50.0, 50.0),
-            rng.range(-50.0, 50.0),
-            rng.range(0.0, 30.0),
-        );
+        let (x, z, t) = (rng.range(-50.0, 50.0), rng.range(-50.0, 50.0), rng.range(0.0, 30.0));
         let d = rng.range(-5.0, 5.0);
         let a = water.height(x, z, t);
         let b = water.height(x + d, z + d, t - d * scale / speed);
@@ -138,10 +134,7 @@ fn the_thesis_perlin_water_stays_within_its_wave_height() {
             (0.5 + 1.0 / 24.0) * height
         };
         assert!(lo >= 3.0 - bound && hi <= 3.0 + bound, "{lo}..{hi}");
-        assert!(
-            hi - lo > 0.3 * height,
-            "the surface must actually move: {lo}..{hi}"
-        );
+        assert!(hi - lo > 0.3 * height, "the surface must actually move: {lo}..{hi}");
         let s = water.sample(1.0, 2.0, 3.0);
         assert!((s.normal.length() - 1.0).abs() < 1e-12);
         assert_eq!((s.velocity.x, s.velocity.z), (0.0, 0.0));

@@ -5,8 +5,7 @@ use std::ffi::c_char;
 use glam::DVec2;
 
 use super::guard::{
-    call, optional_slice_mut, output, read, register, slice, slice_mut, unregister,
-    with_last_error, with_world,
+    call, optional_slice_mut, output, read, register, slice, slice_mut, unregister, with_last_error, with_world,
 };
 use super::types::*;
 use crate::body::{BodyDesc, BodyState};
@@ -71,10 +70,7 @@ pub unsafe extern "C" fn keel_world_desc_default(desc: *mut KeelWorldDesc) {
 /// # Safety
 /// Pointers are NULL or valid.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn keel_world_create(
-    desc: *const KeelWorldDesc,
-    out_world: *mut KeelWorld,
-) -> KeelStatus {
+pub unsafe extern "C" fn keel_world_create(desc: *const KeelWorldDesc, out_world: *mut KeelWorld) -> KeelStatus {
     call("keel_world_create", || {
         let desc = unsafe { read(desc, "desc") }?;
         let out = unsafe { output(out_world, "out_world") }?;
@@ -93,8 +89,15 @@ pub extern "C" fn keel_world_destroy(world: KeelWorld) -> KeelStatus {
 /// Sets the water animation time, seconds (finite).
 #[unsafe(no_mangle)]
 pub extern "C" fn keel_world_set_time(world: KeelWorld, seconds: f64) -> KeelStatus {
-    call("keel_world_set_time", || {
-        with_world(world, |w| w.set_time(seconds))
+    call("keel_world_set_time", || with_world(world, |w| w.set_time(seconds)))
+}
+
+/// Sets the wind velocity (m/s, finite; default zero): air resistance is computed
+/// relative to it, so a body at rest in a wind drifts downwind.
+#[unsafe(no_mangle)]
+pub extern "C" fn keel_world_set_wind(world: KeelWorld, velocity: KeelVec3) -> KeelStatus {
+    call("keel_world_set_wind", || {
+        with_world(world, |w| w.set_wind(velocity.to_dvec3()))
     })
 }
 
@@ -136,10 +139,7 @@ pub unsafe extern "C" fn keel_perlin_water_desc_default(desc: *mut KeelPerlinWat
 /// # Safety
 /// `desc` is NULL or valid.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn keel_water_set_perlin(
-    world: KeelWorld,
-    desc: *const KeelPerlinWaterDesc,
-) -> KeelStatus {
+pub unsafe extern "C" fn keel_water_set_perlin(world: KeelWorld, desc: *const KeelPerlinWaterDesc) -> KeelStatus {
     call("keel_water_set_perlin", || {
         let d = unsafe { read(desc, "desc") }?;
         let water = PerlinWater::new(
@@ -207,15 +207,9 @@ pub unsafe extern "C" fn keel_water_sample(
         let points = unsafe { slice(points, count, "points") }?;
         let heights = unsafe { slice_mut(out_heights, count, "out_heights") }?;
         let mut normals = unsafe { optional_slice_mut(out_normals, count, "out_normals") }?;
-        let mut velocities =
-            unsafe { optional_slice_mut(out_velocities, count, "out_velocities") }?;
-        if let Some(i) = points
-            .iter()
-            .position(|p| !p.x.is_finite() || !p.z.is_finite())
-        {
-            return Err(Error::argument(format!(
-                "points[{i}] must have a finite x and z"
-            )));
+        let mut velocities = unsafe { optional_slice_mut(out_velocities, count, "out_velocities") }?;
+        if let Some(i) = points.iter().position(|p| !p.x.is_finite() || !p.z.is_finite()) {
+            return Err(Error::argument(format!("points[{i}] must have a finite x and z")));
         }
         with_world(world, |w| {
             let full = normals.is_some() || velocities.is_some();
@@ -303,8 +297,8 @@ pub extern "C" fn keel_hull_destroy(world: KeelWorld, hull: KeelHull) -> KeelSta
 // Bodies: a hull, its force model and its history. The host's engine owns the rigid body.
 
 /// Fills desc with the defaults: hull 0, mass 1000 kg, KEEL_BUOYANCY_PRESSURE, forces
-/// VISCOUS | PRESSURE_DRAG | SLAMMING | AIR, and the drag coefficients of KeelBodyDesc.
-/// Does nothing if desc is NULL.
+/// VISCOUS | PRESSURE_DRAG | SLAMMING | AIR, and the coefficients documented in
+/// KeelBodyDesc. Does nothing if desc is NULL.
 ///
 /// # Safety
 /// `desc` is NULL or points to a writable KeelBodyDesc.
@@ -339,11 +333,7 @@ pub unsafe extern "C" fn keel_body_create(
 /// # Safety
 /// `desc` is NULL or valid.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn keel_body_set_desc(
-    world: KeelWorld,
-    body: KeelBody,
-    desc: *const KeelBodyDesc,
-) -> KeelStatus {
+pub unsafe extern "C" fn keel_body_set_desc(world: KeelWorld, body: KeelBody, desc: *const KeelBodyDesc) -> KeelStatus {
     call("keel_body_set_desc", || {
         let desc = unsafe { read(desc, "desc") }?.to_engine()?;
         with_world(world, |w| w.set_body_desc(BodyId(body), &desc))
@@ -446,8 +436,7 @@ unsafe fn copy_detail<T>(
     out_count: *mut u32,
 ) -> Result<()> {
     let count = unsafe { output(out_count, "out_count") }?;
-    let needed = u32::try_from(needed)
-        .map_err(|_| Error::argument("the result does not fit a uint32_t count"))?;
+    let needed = u32::try_from(needed).map_err(|_| Error::argument("the result does not fit a uint32_t count"))?;
     if out.is_null() {
         *count = needed;
         return Ok(());

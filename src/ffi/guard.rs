@@ -70,9 +70,7 @@ pub(crate) fn register(world: World) -> Result<u64> {
 
 /// Removes a world; calls already running on it finish first.
 pub(crate) fn unregister(handle: u64) -> Result<()> {
-    let cell = worlds()
-        .remove(handle)
-        .ok_or_else(|| unknown_world(handle))?;
+    let cell = worlds().remove(handle).ok_or_else(|| unknown_world(handle))?;
     // Wait for calls in flight, then drop the world (and its threads) outside the registry lock.
     drop(cell.lock().unwrap_or_else(PoisonError::into_inner));
     Ok(())
@@ -86,19 +84,14 @@ fn unknown_world(handle: u64) -> Error {
 
 /// Runs `f` on a world, holding the world's lock.
 pub(crate) fn with_world<R>(handle: u64, f: impl FnOnce(&mut World) -> Result<R>) -> Result<R> {
-    let cell = worlds()
-        .get(handle)
-        .cloned()
-        .ok_or_else(|| unknown_world(handle))?;
+    let cell = worlds().get(handle).cloned().ok_or_else(|| unknown_world(handle))?;
     let mut world = cell.lock().unwrap_or_else(PoisonError::into_inner);
     f(&mut world)
 }
 
 fn check_aligned<T>(ptr: *const T, name: &str) -> Result<()> {
     if (ptr as usize) % std::mem::align_of::<T>() != 0 {
-        return Err(Error::argument(format!(
-            "{name} is not aligned for its type"
-        )));
+        return Err(Error::argument(format!("{name} is not aligned for its type")));
     }
     Ok(())
 }
@@ -169,11 +162,7 @@ pub(crate) unsafe fn slice_mut<'a, T>(ptr: *mut T, count: u32, name: &str) -> Re
 ///
 /// # Safety
 /// As [`slice_mut`].
-pub(crate) unsafe fn optional_slice_mut<'a, T>(
-    ptr: *mut T,
-    count: u32,
-    name: &str,
-) -> Result<Option<&'a mut [T]>> {
+pub(crate) unsafe fn optional_slice_mut<'a, T>(ptr: *mut T, count: u32, name: &str) -> Result<Option<&'a mut [T]>> {
     if ptr.is_null() {
         Ok(None)
     } else {

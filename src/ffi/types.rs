@@ -245,10 +245,12 @@ pub const KEEL_FORCE_SLAMMING: u32 = 4;
 pub const KEEL_FORCE_AIR: u32 = 8;
 /// KeelBodyDesc.forces bit: linear + angular damping scaled by the wetted ratio.
 pub const KEEL_FORCE_DAMPING: u32 = 16;
+/// KeelBodyDesc.forces bit: Bourg's whole-hull ship resistance, a cheap alternative to
+/// VISCOUS | PRESSURE_DRAG | AIR (which must then be clear).
+pub const KEEL_FORCE_LUMPED_RESISTANCE: u32 = 32;
 
 /// A floating body's parameters. Fill with keel_body_desc_default, then set hull and
-/// mass. In this version the forces behind the KEEL_FORCE_* bits are not computed yet:
-/// the bits are accepted and checked, and their fields in KeelBodyForces stay zero.
+/// mass; the defaults settle everyday objects, from a 0.2 m crate to a 30 m boat.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub struct KeelBodyDesc {
@@ -264,31 +266,38 @@ pub struct KeelBodyDesc {
     pub forces: u32,
     /// m, for the Reynolds number; 0 = hull's local Z extent.
     pub hull_length: f32,
-    /// C_PD1.
+    /// C_PD1, N/m^2 at the reference speed; default 500.
     pub pressure_drag_linear: f32,
-    /// C_PD2.
+    /// C_PD2, N/m^2 at the reference speed; default 500.
     pub pressure_drag_quadratic: f32,
-    /// C_SD1.
+    /// C_SD1, N/m^2; default 500.
     pub suction_drag_linear: f32,
-    /// C_SD2.
+    /// C_SD2, N/m^2; default 250.
     pub suction_drag_quadratic: f32,
-    /// f_P.
+    /// f_P; default 0.5.
     pub pressure_falloff: f32,
-    /// f_S.
+    /// f_S; default 0.5.
     pub suction_falloff: f32,
-    /// v_r, m/s, > 0.
+    /// v_r, m/s, > 0; default 1.
     pub reference_speed: f32,
-    /// p.
+    /// p; default 2.
     pub slamming_power: f32,
-    /// Gamma_max, m/s^2; 0 = from speed and dt.
+    /// Gamma_max, m/s^2; 0 (default) = from speed and dt.
     pub slamming_max_acceleration: f32,
+    /// Default 3: a 500 kg cube of 1 m side meeting the water flat keeps about half its speed.
     pub slamming_multiplier: f32,
-    /// C_air.
+    /// C_air; default 1.
     pub air_drag_coefficient: f32,
-    /// N per (m/s), times wetted ratio.
+    /// N per (m/s), times wetted ratio; default 0 (KEEL_FORCE_DAMPING is off by default).
     pub linear_damping: f32,
-    /// N m per (rad/s), times wetted ratio.
+    /// N m per (rad/s), times wetted ratio; default 0.
     pub angular_damping: f32,
+    /// Bourg's virtual mass x: the body moves as if its mass were mass * (1 + x) under
+    /// the water's forces; default 0.
+    pub added_mass_ratio: f32,
+    /// Bourg's residual-resistance coefficient C_r for KEEL_FORCE_LUMPED_RESISTANCE;
+    /// default 0.002.
+    pub residual_resistance: f32,
 }
 
 impl KeelBodyDesc {
@@ -325,6 +334,8 @@ impl KeelBodyDesc {
             air_drag_coefficient: self.air_drag_coefficient as f64,
             linear_damping: self.linear_damping as f64,
             angular_damping: self.angular_damping as f64,
+            added_mass_ratio: self.added_mass_ratio as f64,
+            residual_resistance: self.residual_resistance as f64,
         })
     }
 }
@@ -357,6 +368,8 @@ impl From<&BodyDesc> for KeelBodyDesc {
             air_drag_coefficient: d.air_drag_coefficient as f32,
             linear_damping: d.linear_damping as f32,
             angular_damping: d.angular_damping as f32,
+            added_mass_ratio: d.added_mass_ratio as f32,
+            residual_resistance: d.residual_resistance as f32,
         }
     }
 }
@@ -398,8 +411,10 @@ pub struct KeelBodyForces {
     pub force: KeelVec3,
     /// About state.center_of_mass.
     pub torque: KeelVec3,
-    /// The parts of `force`, for tuning and plots. In this version only buoyancy is
-    /// computed; the other parts are zero.
+    /// The parts of `force`, for tuning and plots; they sum to `force`. With
+    /// KEEL_FORCE_LUMPED_RESISTANCE its friction part is in viscous_force, its residual
+    /// part in pressure_drag_force and its air part in air_force. With added_mass_ratio
+    /// x every part is divided by 1 + x and buoyancy_force also holds x m g / (1 + x).
     pub buoyancy_force: KeelVec3,
     pub viscous_force: KeelVec3,
     pub pressure_drag_force: KeelVec3,
@@ -458,5 +473,6 @@ mod tests {
         assert_eq!(KEEL_FORCE_SLAMMING, forces::FORCE_SLAMMING);
         assert_eq!(KEEL_FORCE_AIR, forces::FORCE_AIR);
         assert_eq!(KEEL_FORCE_DAMPING, forces::FORCE_DAMPING);
+        assert_eq!(KEEL_FORCE_LUMPED_RESISTANCE, forces::FORCE_LUMPED_RESISTANCE);
     }
 }

@@ -46,10 +46,7 @@ pub fn pressure(piece: &Tri, rho_g: f64) -> (DVec3, DVec3) {
 #[inline]
 pub fn pressure_at_centroid(piece: &Tri, rho_g: f64) -> (DVec3, DVec3) {
     let depth_sum = -(piece.height[0] + piece.height[1] + piece.height[2]);
-    (
-        piece.scaled_normal() * (-rho_g * depth_sum / 6.0),
-        piece.centroid(),
-    )
+    (piece.scaled_normal() * (-rho_g * depth_sum / 6.0), piece.centroid())
 }
 
 /// Running integrals of the submerged volume (module docs).
@@ -142,9 +139,6 @@ mod tests {
             integral.volume
         );
         assert!((integral.centroid().unwrap() - centroid).length() < 1e-14);
-        assert!(
-            (force - DVec3::new(0.0, volume, 0.0)).length() < 1e-14,
-            "{force}"
-        );
+        assert!((force - DVec3::new(0.0, volume, 0.0)).length() < 1e-14, "{force}");
     }
 }

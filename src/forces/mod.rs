@@ -1,7 +1,15 @@
 //! The forces water and air put on a hull, one module per force, each a pure function of
 //! plain data: the clipped triangles, the environment and the body's motion.
 
+pub mod added_mass;
+pub mod air;
 pub mod buoyancy;
+pub mod damping;
+pub mod limiter;
+pub mod lumped;
+pub mod pressure_drag;
+pub mod slamming;
+pub mod viscous;
 
 /// Skin friction, ITTC 1957 (`KEEL_FORCE_VISCOUS`).
 pub const FORCE_VISCOUS: u32 = 1;
@@ -13,8 +21,13 @@ pub const FORCE_SLAMMING: u32 = 4;
 pub const FORCE_AIR: u32 = 8;
 /// Linear and angular damping scaled by the wetted ratio (`KEEL_FORCE_DAMPING`).
 pub const FORCE_DAMPING: u32 = 16;
+/// Bourg's whole-hull ship resistance, a cheap alternative to the per-triangle
+/// `FORCE_VISCOUS | FORCE_PRESSURE_DRAG | FORCE_AIR` (`KEEL_FORCE_LUMPED_RESISTANCE`).
+pub const FORCE_LUMPED_RESISTANCE: u32 = 32;
 /// Every force bit this version knows; others are refused.
 pub const FORCE_ALL: u32 =
-    FORCE_VISCOUS | FORCE_PRESSURE_DRAG | FORCE_SLAMMING | FORCE_AIR | FORCE_DAMPING;
+    FORCE_VISCOUS | FORCE_PRESSURE_DRAG | FORCE_SLAMMING | FORCE_AIR | FORCE_DAMPING | FORCE_LUMPED_RESISTANCE;
+/// The per-triangle forces the lumped resistance replaces.
+pub const FORCE_PER_TRIANGLE_RESISTANCE: u32 = FORCE_VISCOUS | FORCE_PRESSURE_DRAG | FORCE_AIR;
 /// The forces a new body has: everything but damping.
 pub const FORCE_DEFAULT: u32 = FORCE_VISCOUS | FORCE_PRESSURE_DRAG | FORCE_SLAMMING | FORCE_AIR;

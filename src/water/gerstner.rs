@@ -158,11 +158,7 @@ impl WaterSurface for GerstnerWater {
             tx += DVec3::new(-q * d.x * d.x, -slope * d.x, -q * d.x * d.y);
             tz += DVec3::new(-q * d.x * d.y, -slope * d.y, -q * d.y * d.y);
             let horizontal = w.reach * w.omega * cos;
-            velocity += DVec3::new(
-                d.x * horizontal,
-                w.amplitude * w.omega * sin,
-                d.y * horizontal,
-            );
+            velocity += DVec3::new(d.x * horizontal, w.amplitude * w.omega * sin, d.y * horizontal);
         }
         let normal = tz.cross(tx);
         let normal = if normal.length_squared() > 0.0 {
@@ -202,10 +198,7 @@ mod tests {
     #[test]
     fn normal_and_velocity_match_finite_differences() {
         let sea = GerstnerWater::new(
-            &[
-                wave(0.5, 12.0, (1.0, 0.2), 0.5),
-                wave(0.2, 5.0, (-0.3, 1.0), 0.3),
-            ],
+            &[wave(0.5, 12.0, (1.0, 0.2), 0.5), wave(0.2, 5.0, (-0.3, 1.0), 0.3)],
             0.0,
             9.81,
         )
@@ -216,12 +209,7 @@ mod tests {
         let dx = (sea.height(x + e, z, t) - sea.height(x - e, z, t)) / (2.0 * e);
         let dz = (sea.height(x, z + e, t) - sea.height(x, z - e, t)) / (2.0 * e);
         let expected = DVec3::new(-dx, 1.0, -dz).normalize();
-        assert!(
-            (s.normal - expected).length() < 1e-6,
-            "{} vs {}",
-            s.normal,
-            expected
-        );
+        assert!((s.normal - expected).length() < 1e-6, "{} vs {}", s.normal, expected);
         assert_eq!(s.height, sea.height(x, z, t));
         // The particle at rest position x0 moves along the trochoid.
         let x0 = sea.rest_position(DVec2::new(x, z), t);

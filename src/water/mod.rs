@@ -62,6 +62,14 @@ pub enum Water {
     Gerstner(GerstnerWater),
 }
 
+impl Water {
+    /// Whether the water never moves (its particle velocity is zero everywhere), so a
+    /// step can skip asking for velocities.
+    pub fn is_still(&self) -> bool {
+        matches!(self, Water::Flat(_))
+    }
+}
+
 impl Default for Water {
     fn default() -> Self {
         Water::Flat(FlatWater { level: 0.0 })

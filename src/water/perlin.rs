@@ -51,9 +51,13 @@ impl PerlinWater {
         })
     }
 
+    /// Perlin noise in [0, 1]. The noise repeats every 256 lattice cells (its hash keeps
+    /// 8 bits of each coordinate), so reducing the coordinates modulo 256, which is exact
+    /// in floating point, changes nothing and keeps the noise crate's integer conversion
+    /// from overflowing far from the origin or late in time.
     #[inline]
     fn p(&self, x: f64, z: f64) -> f64 {
-        0.5 * (self.noise.get([x, z]) + 1.0)
+        0.5 * (self.noise.get([x.rem_euclid(256.0), z.rem_euclid(256.0)]) + 1.0)
     }
 }
 
@@ -84,5 +88,21 @@ impl WaterSurface for PerlinWater {
             normal: DVec3::new(-dx, 1.0, -dz).normalize(),
             velocity: DVec3::new(0.0, dt, 0.0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn far_away_and_late_the_water_is_still_finite_and_periodic() {
+        let water = PerlinWater::new(0.0, 0.1, 0.5, 1.0, false).unwrap();
+        for (x, t) in [(1e20, 0.0), (0.0, 1e20), (-1e300, 1e300)] {
+            assert!(water.height(x, 3.0, t).is_finite());
+            assert!(water.sample(x, 3.0, t).normal.is_finite());
+        }
+        // 256 noise cells are 2560 m at scale 0.1 (and 6 * 2560 m for the fine octave).
+        assert!((water.height(1.5, 2.5, 4.0) - water.height(1.5 + 6.0 * 2560.0, 2.5, 4.0)).abs() < 1e-9);
     }
 }

@@ -1,6 +1,8 @@
 //! Test meshes, random numbers and helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod sim;
+
 use glam::{DQuat, DVec3, Vec3};
 use keel::{BodyDesc, BodyId, HullDesc, HullId, World, WorldDesc};
 
@@ -51,11 +53,7 @@ impl Mesh {
     }
 
     pub fn reversed(&self) -> Mesh {
-        let indices = self
-            .indices
-            .chunks(3)
-            .flat_map(|t| [t[0], t[2], t[1]])
-            .collect();
+        let indices = self.indices.chunks(3).flat_map(|t| [t[0], t[2], t[1]]).collect();
         Mesh {
             vertices: self.vertices.clone(),
             indices,
@@ -71,12 +69,7 @@ pub fn subdivided_box(size: Vec3, centre: Vec3, n: u32) -> Mesh {
 
 /// [`subdivided_box`] whose quad `q` is split along its other diagonal when
 /// `other_diagonal(q)` says so.
-pub fn box_with_diagonals(
-    size: Vec3,
-    centre: Vec3,
-    n: u32,
-    mut other_diagonal: impl FnMut(u32) -> bool,
-) -> Mesh {
+pub fn box_with_diagonals(size: Vec3, centre: Vec3, n: u32, mut other_diagonal: impl FnMut(u32) -> bool) -> Mesh {
     let mut vertices = Vec::new();
     let mut indices = Vec::new();
     let half = size / 2.0;
@@ -118,8 +111,7 @@ pub fn box_with_diagonals(
 pub fn simple_box(size: Vec3, centre: Vec3) -> Mesh {
     let vertices: Vec<Vec3> = (0..8)
         .map(|i| {
-            let corner =
-                Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32) - 0.5;
+            let corner = Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32) - 0.5;
             centre + corner * size
         })
         .collect();
@@ -152,14 +144,7 @@ pub fn uv_sphere(radius: f32, stacks: u32, slices: u32) -> Mesh {
         let theta = std::f32::consts::PI * i as f32 / stacks as f32;
         for j in 0..=slices {
             let phi = std::f32::consts::TAU * j as f32 / slices as f32;
-            vertices.push(
-                radius
-                    * Vec3::new(
-                        theta.sin() * phi.cos(),
-                        theta.cos(),
-                        theta.sin() * phi.sin(),
-                    ),
-            );
+            vertices.push(radius * Vec3::new(theta.sin() * phi.cos(), theta.cos(), theta.sin() * phi.sin()));
         }
     }
     let mut indices = Vec::new();
@@ -177,14 +162,7 @@ pub fn uv_sphere(radius: f32, stacks: u32, slices: u32) -> Mesh {
 /// A boat-like closed hull: `stations` cross-sections lofted along Z from a transom
 /// (z = -length/2) to a sharp bow (z = +length/2), each a rounded V from the deck
 /// (y = freeboard) down to the keel (y = -depth), closed by a flat deck and a transom.
-pub fn boat_hull(
-    length: f32,
-    beam: f32,
-    depth: f32,
-    freeboard: f32,
-    stations: u32,
-    points: u32,
-) -> Mesh {
+pub fn boat_hull(length: f32, beam: f32, depth: f32, freeboard: f32, stations: u32, points: u32) -> Mesh {
     let mut vertices = Vec::new();
     for k in 0..=stations {
         let s = k as f32 / stations as f32;

@@ -1,0 +1,87 @@
+//! Pressure and suction drag (Kerner part 2; thesis 5.4, eq. 5.11-5.12).
+//!
+//! With `u = |v| / v_r` and `cos(theta) = (v / |v|) . n` for a submerged triangle of area
+//! `S` and outward normal `n` moving at `v` relative to the water:
+//!
+//! ```text
+//! cos > 0 (the face leads):  F = -(C_PD1 u + C_PD2 u^2) S cos^f_P n
+//! cos < 0 (the face trails): F = +(C_SD1 u + C_SD2 u^2) S |cos|^f_S n
+//! ```
+//!
+//! It is not one physical force but a stand-in for the dynamic pressures a moving hull
+//! meets; both branches oppose the motion. The coefficients are pressures (N/m^2 at the
+//! reference speed).
+
+use glam::DVec3;
+
+/// Coefficients of the pressure and suction drag.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DragCoefficients {
+    /// `C_PD1`, N/m^2.
+    pub pressure_linear: f64,
+    /// `C_PD2`, N/m^2.
+    pub pressure_quadratic: f64,
+    /// `C_SD1`, N/m^2.
+    pub suction_linear: f64,
+    /// `C_SD2`, N/m^2.
+    pub suction_quadratic: f64,
+    /// `f_P`.
+    pub pressure_falloff: f64,
+    /// `f_S`.
+    pub suction_falloff: f64,
+    /// `v_r`, m/s.
+    pub reference_speed: f64,
+}
+
+/// Pressure or suction drag on a triangle moving at `velocity` relative to the water.
+#[inline]
+pub fn pressure_drag_force(velocity: DVec3, normal: DVec3, area: f64, c: &DragCoefficients) -> DVec3 {
+    let speed = velocity.length();
+    if speed == 0.0 {
+        return DVec3::ZERO;
+    }
+    let cos = velocity.dot(normal) / speed;
+    let u = speed / c.reference_speed;
+    if cos > 0.0 {
+        -(c.pressure_linear * u + c.pressure_quadratic * u * u) * area * cos.powf(c.pressure_falloff) * normal
+    } else if cos < 0.0 {
+        (c.suction_linear * u + c.suction_quadratic * u * u) * area * (-cos).powf(c.suction_falloff) * normal
+    } else {
+        DVec3::ZERO
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const C: DragCoefficients = DragCoefficients {
+        pressure_linear: 100.0,
+        pressure_quadratic: 50.0,
+        suction_linear: 80.0,
+        suction_quadratic: 20.0,
+        pressure_falloff: 0.5,
+        suction_falloff: 1.0,
+        reference_speed: 2.0,
+    };
+
+    #[test]
+    fn leading_and_trailing_faces_both_oppose_the_motion() {
+        let v = DVec3::new(0.0, 0.0, 4.0);
+        let front = pressure_drag_force(v, DVec3::Z, 1.5, &C);
+        let back = pressure_drag_force(v, -DVec3::Z, 1.5, &C);
+        // u = 2: front (100 * 2 + 50 * 4) * 1.5 = 600, back (80 * 2 + 20 * 4) * 1.5 = 360.
+        assert!((front - DVec3::new(0.0, 0.0, -600.0)).length() < 1e-12);
+        assert!((back - DVec3::new(0.0, 0.0, -360.0)).length() < 1e-12);
+        assert_eq!(pressure_drag_force(v, DVec3::X, 1.0, &C), DVec3::ZERO);
+        assert_eq!(pressure_drag_force(DVec3::ZERO, DVec3::X, 1.0, &C), DVec3::ZERO);
+    }
+
+    #[test]
+    fn oblique_faces_fall_off_with_the_cosine_power() {
+        let n = DVec3::new(0.0, 0.6, 0.8);
+        let f = pressure_drag_force(DVec3::new(0.0, 0.0, 2.0), n, 1.0, &C);
+        // u = 1, cos = 0.8: -(150) * 0.8^0.5 n.
+        assert!((f + 150.0 * 0.8f64.sqrt() * n).length() < 1e-12);
+    }
+}
