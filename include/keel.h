@@ -113,6 +113,20 @@ typedef struct KeelGerstnerWave {
   float phase;
 } KeelGerstnerWave;
 
+// The host's water (keel_water_set_callback): for each of the `count` points' (x, z),
+// write the surface height, and the unit normal and water particle velocity when those
+// pointers are not NULL.
+typedef void (*KeelWaterQuery)(void *user_data,
+                               const struct KeelVec3 *points,
+                               uint32_t count,
+                               float *out_heights,
+                               struct KeelVec3 *out_normals,
+                               struct KeelVec3 *out_velocities);
+
+// Which wave spectrum keel_water_set_spectrum fills the sea from: one of the
+// KEEL_SPECTRUM_* values (a uint32_t, checked, like KeelBuoyancyModel).
+typedef uint32_t KeelSpectrum;
+
 // A triangle mesh in body-local coordinates, scale baked in. The data are copied.
 typedef struct KeelHullDesc {
   const struct KeelVec3 *vertices;
@@ -202,6 +216,10 @@ typedef struct KeelBodyDesc {
   // Bourg's residual-resistance coefficient C_r for KEEL_FORCE_LUMPED_RESISTANCE;
   // default 0.002.
   float residual_resistance;
+  // Cells per side of Kerner's water patch: costly water (Gerstner sums, a callback)
+  // is sampled on a grid over the body's footprint and every vertex answered from it.
+  // 0 = query every vertex; default 16 (289 queries, or one per vertex if fewer).
+  uint32_t water_patch_cells;
 } KeelBodyDesc;
 
 // A body of a world. 0 is never a valid handle.
@@ -278,6 +296,12 @@ typedef struct KeelTriangleForce {
 // No buoyancy.
 #define KEEL_BUOYANCY_NONE 4
 
+// Pierson-Moskowitz: a fully developed sea.
+#define KEEL_SPECTRUM_PIERSON_MOSKOWITZ 0
+
+// JONSWAP: a fetch-limited sea with a sharper peak.
+#define KEEL_SPECTRUM_JONSWAP 1
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -346,8 +370,9 @@ enum KeelStatus keel_water_set_gerstner(KeelWorld world,
                                         float level);
 
 // Surface height under each point's (x, z) at the world's time; the points' y is
-// ignored. Normals (unit, up-facing) and water particle velocities at the surface are
-// optional: pass NULL to skip them.
+// ignored. Normals (unit, up-facing) and water particle velocities at the surface (the
+// world's current included) are optional: pass NULL to skip them. Hosts move their
+// water meshes with this, so that what players see is what bodies feel.
 //
 // # Safety
 // `points` and `out_heights` point to `count` elements; the optional outputs are NULL
@@ -358,6 +383,76 @@ enum KeelStatus keel_water_sample(KeelWorld world,
                                   float *out_heights,
                                   struct KeelVec3 *out_normals,
                                   struct KeelVec3 *out_velocities);
+
+// A regular grid of heights, refreshed by the host as often as it likes (a GPU
+// readback, a baked FFT tile): heights[iz * count_x + ix] is the surface at
+// (origin_x + ix * cell_size, origin_z + iz * cell_size). At least 2 x 2 finite samples,
+// a cell size > 0. The data are copied (so the buffer can be reused at once). Between
+// samples the surface is the plane of one of the two triangles of each cell; outside
+// the grid heights clamp to the nearest edge sample, which is not an error. On error
+// the previous water stays in place. The surface's particle velocity is zero (plus the
+// world's current).
+//
+// # Safety
+// `heights` is NULL or points to count_x * count_z floats.
+enum KeelStatus keel_water_set_heightfield(KeelWorld world,
+                                           const float *heights,
+                                           uint32_t count_x,
+                                           uint32_t count_z,
+                                           float origin_x,
+                                           float origin_z,
+                                           float cell_size);
+
+// keel_water_set_heightfield for a tiling ocean: the grid repeats in x and z with a
+// period of count_x by count_z cells (sample count_x is sample 0 again), so no point is
+// ever outside it.
+//
+// # Safety
+// `heights` is NULL or points to count_x * count_z floats.
+enum KeelStatus keel_water_set_tiled_heightfield(KeelWorld world,
+                                                 const float *heights,
+                                                 uint32_t count_x,
+                                                 uint32_t count_z,
+                                                 float origin_x,
+                                                 float origin_z,
+                                                 float cell_size);
+
+// The host's water: keel asks `query` for a whole batch of points at once (every
+// vertex of a body, or the grid of its water patch) and the callback writes, for each
+// point's (x, z), the surface height and, when the pointers are not NULL, the unit
+// normal and the water particle velocity. Heights must be finite; a non-finite answer
+// fails the step that asked with KEEL_ERROR_INVALID_ARGUMENT, with nothing written.
+//
+// The callback is called from one thread at a time and only inside keel calls on this
+// world (keel_body_step, keel_world_step, keel_water_sample), on the thread that made
+// the call, so a water API that is not thread-safe still works. The world's time is not
+// passed: the host's water is at the host's time. user_data is passed back untouched;
+// keep it alive until the water is replaced or the world destroyed.
+//
+// Unity under IL2CPP needs a static method marked [MonoPInvokeCallback(typeof(...))]
+// with a delegate type marked [UnmanagedFunctionPointer(CallingConvention.Cdecl)]; pass
+// a GCHandle (GCHandle.ToIntPtr) as user_data to reach the ocean object from it.
+//
+// # Safety
+// `query` must be callable as declared for as long as the world uses it.
+enum KeelStatus keel_water_set_callback(KeelWorld world, KeelWaterQuery query, void *user_data);
+
+// A uniform current (m/s, finite; default zero), added to the water's particle velocity:
+// drag carries floating bodies along with it.
+enum KeelStatus keel_world_set_current(KeelWorld world, struct KeelVec3 velocity);
+
+// Gerstner water from a wave spectrum, so that a user can ask for a sea state instead of
+// tuning waves: wind_speed (m/s, > 0) blowing along (direction_x, direction_z), cut into
+// wave_count (1 to 256) waves drawn from seed, around a mean level of 0. Pierson-Moskowitz
+// has a significant wave height of 0.21 U^2 / g: 5 m/s gives 0.5 m (sea state 3), 10 m/s
+// 2.1 m (sea state 4 to 5), 15 m/s 4.8 m (sea state 6).
+enum KeelStatus keel_water_set_spectrum(KeelWorld world,
+                                        KeelSpectrum spectrum,
+                                        float wind_speed,
+                                        float direction_x,
+                                        float direction_z,
+                                        uint32_t wave_count,
+                                        uint64_t seed);
 
 // Validates and copies a mesh. Coincident vertices are welded, zero-area triangles
 // skipped and counted, a closed mesh found inside out is flipped (see KeelHullInfo).

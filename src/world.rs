@@ -14,7 +14,7 @@ use crate::body::{Body, BodyDesc, BodyForces, BodyState, Environment, check_dt};
 use crate::error::{Error, ErrorKind, Result, non_negative, positive};
 use crate::handle::{HandleKind, Slots};
 use crate::hull::{Hull, HullDesc, HullInfo};
-use crate::water::{Water, WaterSample, WaterSurface};
+use crate::water::Water;
 
 /// A hull's id within its world (a C ABI `KeelHull`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -88,6 +88,7 @@ pub struct World {
     pool: Option<rayon::ThreadPool>,
     batch_mark: u64,
     wind: DVec3,
+    current: DVec3,
     /// Forces of the batch being stepped, written out only once every body is done.
     batch_forces: Vec<BodyForces>,
 }
@@ -125,6 +126,7 @@ impl World {
             pool,
             batch_mark: 0,
             wind: DVec3::ZERO,
+            current: DVec3::ZERO,
             batch_forces: Vec::new(),
         })
     }
@@ -159,6 +161,23 @@ impl World {
         self.wind
     }
 
+    /// Sets a uniform current, m/s: it is added to the water's particle velocity, so
+    /// drag carries bodies along with it.
+    pub fn set_current(&mut self, velocity: DVec3) -> Result<()> {
+        if !velocity.is_finite() {
+            return Err(Error::argument(format!(
+                "current velocity must be finite, got {velocity}"
+            )));
+        }
+        self.current = velocity;
+        Ok(())
+    }
+
+    /// The current, m/s.
+    pub fn current(&self) -> DVec3 {
+        self.current
+    }
+
     /// Replaces the water surface.
     pub fn set_water(&mut self, water: Water) {
         self.water = water;
@@ -169,14 +188,27 @@ impl World {
         &self.water
     }
 
-    /// Samples the water under `(x, z)` at the world's time.
-    pub fn sample_water(&self, x: f64, z: f64) -> WaterSample {
-        self.water.sample(x, z, self.time)
+    /// Samples the water under every point's (x, z) at the world's time: heights, and
+    /// the unit normals and particle velocities (current included) when asked.
+    pub fn sample_water(
+        &self,
+        points: &[DVec3],
+        heights: &mut [f64],
+        normals: Option<&mut [DVec3]>,
+        mut velocities: Option<&mut [DVec3]>,
+    ) -> Result<()> {
+        self.water
+            .sample_into(points, self.time, heights, normals, velocities.as_deref_mut())?;
+        if let Some(v) = velocities {
+            v.iter_mut().for_each(|v| *v += self.current);
+        }
+        Ok(())
     }
 
-    /// Height of the water under `(x, z)` at the world's time.
+    /// Height of the water under `(x, z)` at the world's time (NaN if the host's water
+    /// answers garbage).
     pub fn water_height(&self, x: f64, z: f64) -> f64 {
-        self.water.height(x, z, self.time)
+        crate::water::WaterSurface::height(&self.water, x, z, self.time)
     }
 
     /// Validates a mesh and adds it as a hull.
@@ -303,6 +335,7 @@ impl World {
             air_density: self.desc.air_density,
             water_viscosity: self.desc.water_viscosity,
             wind: self.wind,
+            current: self.current,
         }
     }
 
@@ -312,7 +345,7 @@ impl World {
         let state = state.validated()?;
         let env = self.environment();
         let mut body = lock(self.body_cell(id)?);
-        Ok(body.step(&state, dt, &env))
+        body.step(&state, dt, &env)
     }
 
     /// Steps `ids[i]` from `state_of(&states[i])` and writes its forces with
@@ -357,11 +390,28 @@ impl World {
         results.resize(ids.len(), BodyForces::default());
         let env = self.environment();
         let bodies = &self.bodies;
+        // Validated above: the states are sound and the ids live.
+        let state = |i: usize| state_of(&states[i]).validated().unwrap_or_default();
+        let serial_water = env.water.is_serial();
+        if serial_water {
+            // The host's water is asked from this thread, one body after the other; a bad
+            // answer fails the batch before any body has changed.
+            for (i, id) in ids.iter().enumerate() {
+                if let Some(cell) = bodies.get(id.0) {
+                    if let Err(e) = lock(cell).prepare(&state(i), &env) {
+                        self.batch_forces = results;
+                        return Err(Error::new(e.kind, format!("bodies[{i}]: {e}")));
+                    }
+                }
+            }
+        }
         let step_one = |(i, result): (usize, &mut BodyForces)| {
-            // Validated above: the state is sound and the id live.
-            let state = state_of(&states[i]).validated().unwrap_or_default();
             if let Some(cell) = bodies.get(ids[i].0) {
-                *result = lock(cell).step(&state, dt, &env);
+                let mut body = lock(cell);
+                // Built-in water cannot fail to answer.
+                if serial_water || body.prepare(&state(i), &env).is_ok() {
+                    *result = body.compute(&state(i), dt, &env);
+                }
             }
         };
         match &self.pool {

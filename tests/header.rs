@@ -81,7 +81,11 @@ fn every_name_in_the_header_carries_the_keel_prefix() {
     let header = std::fs::read_to_string(root().join("include/keel.h")).unwrap();
     let mut names = Vec::new();
     for line in header.lines().map(str::trim).filter(|l| !l.contains("extern \"C\"")) {
-        if let Some(rest) = line.strip_prefix("#define ") {
+        if let (true, Some(start)) = (line.starts_with("typedef"), line.find("(*")) {
+            // A function pointer: typedef void (*Name)(...
+            let name = &line[start + 2..];
+            names.push(name[..name.find(')').unwrap_or(name.len())].to_string());
+        } else if let Some(rest) = line.strip_prefix("#define ") {
             names.push(rest.split_whitespace().next().unwrap().to_string());
         } else if line.starts_with("typedef") || line.starts_with('}') {
             let tokens: Vec<&str> = line.trim_end_matches(['{', ';', ' ']).split_whitespace().collect();

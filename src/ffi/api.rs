@@ -1,9 +1,11 @@
 //! The functions of the C ABI, in the order of the header.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_void};
+use std::sync::Arc;
 
-use glam::DVec2;
+use glam::{DVec2, DVec3};
 
+use super::callback::CallbackWater;
 use super::guard::{
     call, optional_slice_mut, output, read, register, slice, slice_mut, unregister, with_last_error, with_world,
 };
@@ -11,7 +13,8 @@ use super::types::*;
 use crate::body::{BodyDesc, BodyState};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hull::HullDesc;
-use crate::water::{FlatWater, GerstnerWater, GerstnerWave, PerlinWater, Water};
+use crate::water::spectrum::{self, Spectrum};
+use crate::water::{FlatWater, GerstnerWater, GerstnerWave, HeightfieldWater, PerlinWater, Water};
 use crate::world::{BodyId, HullId, World, WorldDesc};
 
 // ---------------------------------------------------------------------------------------
@@ -188,8 +191,9 @@ pub unsafe extern "C" fn keel_water_set_gerstner(
 }
 
 /// Surface height under each point's (x, z) at the world's time; the points' y is
-/// ignored. Normals (unit, up-facing) and water particle velocities at the surface are
-/// optional: pass NULL to skip them.
+/// ignored. Normals (unit, up-facing) and water particle velocities at the surface (the
+/// world's current included) are optional: pass NULL to skip them. Hosts move their
+/// water meshes with this, so that what players see is what bodies feel.
 ///
 /// # Safety
 /// `points` and `out_heights` point to `count` elements; the optional outputs are NULL
@@ -206,28 +210,205 @@ pub unsafe extern "C" fn keel_water_sample(
     call("keel_water_sample", || {
         let points = unsafe { slice(points, count, "points") }?;
         let heights = unsafe { slice_mut(out_heights, count, "out_heights") }?;
-        let mut normals = unsafe { optional_slice_mut(out_normals, count, "out_normals") }?;
-        let mut velocities = unsafe { optional_slice_mut(out_velocities, count, "out_velocities") }?;
+        let normals = unsafe { optional_slice_mut(out_normals, count, "out_normals") }?;
+        let velocities = unsafe { optional_slice_mut(out_velocities, count, "out_velocities") }?;
         if let Some(i) = points.iter().position(|p| !p.x.is_finite() || !p.z.is_finite()) {
             return Err(Error::argument(format!("points[{i}] must have a finite x and z")));
         }
+        let n = points.len();
+        let query: Vec<DVec3> = points.iter().map(|p| p.to_dvec3()).collect();
+        let mut h = vec![0.0; n];
+        let mut nrm = normals.as_ref().map(|_| vec![DVec3::ZERO; n]);
+        let mut vel = velocities.as_ref().map(|_| vec![DVec3::ZERO; n]);
         with_world(world, |w| {
-            let full = normals.is_some() || velocities.is_some();
-            for (i, p) in points.iter().enumerate() {
-                let (x, z) = (p.x as f64, p.z as f64);
-                if full {
-                    let s = w.sample_water(x, z);
-                    heights[i] = s.height as f32;
-                    if let Some(n) = normals.as_deref_mut() {
-                        n[i] = s.normal.into();
-                    }
-                    if let Some(v) = velocities.as_deref_mut() {
-                        v[i] = s.velocity.into();
-                    }
-                } else {
-                    heights[i] = w.water_height(x, z) as f32;
-                }
+            w.sample_water(&query, &mut h, nrm.as_deref_mut(), vel.as_deref_mut())
+        })?;
+        // Written only once everything is known to be good.
+        for (o, v) in heights.iter_mut().zip(&h) {
+            *o = *v as f32;
+        }
+        if let (Some(out), Some(v)) = (normals, nrm) {
+            out.iter_mut().zip(v).for_each(|(o, v)| *o = v.into());
+        }
+        if let (Some(out), Some(v)) = (velocities, vel) {
+            out.iter_mut().zip(v).for_each(|(o, v)| *o = v.into());
+        }
+        Ok(())
+    })
+}
+
+/// The arguments the two heightfield functions share.
+struct Grid {
+    heights: *const f32,
+    count_x: u32,
+    count_z: u32,
+    origin_x: f32,
+    origin_z: f32,
+    cell_size: f32,
+}
+
+unsafe fn set_heightfield(name: &str, world: KeelWorld, grid: Grid, tiled: bool) -> KeelStatus {
+    call(name, || {
+        let Grid {
+            heights,
+            count_x,
+            count_z,
+            origin_x,
+            origin_z,
+            cell_size,
+        } = grid;
+        let count = count_x
+            .checked_mul(count_z)
+            .ok_or_else(|| Error::argument(format!("{count_x} x {count_z} samples are too many")))?;
+        let heights = unsafe { slice(heights, count, "heights") }?;
+        let water = HeightfieldWater::new(
+            heights,
+            count_x as usize,
+            count_z as usize,
+            origin_x as f64,
+            origin_z as f64,
+            cell_size as f64,
+            tiled,
+        )?;
+        with_world(world, |w| {
+            w.set_water(Water::Heightfield(Box::new(water)));
+            Ok(())
+        })
+    })
+}
+
+/// A regular grid of heights, refreshed by the host as often as it likes (a GPU
+/// readback, a baked FFT tile): heights[iz * count_x + ix] is the surface at
+/// (origin_x + ix * cell_size, origin_z + iz * cell_size). At least 2 x 2 finite samples,
+/// a cell size > 0. The data are copied (so the buffer can be reused at once). Between
+/// samples the surface is the plane of one of the two triangles of each cell; outside
+/// the grid heights clamp to the nearest edge sample, which is not an error. On error
+/// the previous water stays in place. The surface's particle velocity is zero (plus the
+/// world's current).
+///
+/// # Safety
+/// `heights` is NULL or points to count_x * count_z floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_water_set_heightfield(
+    world: KeelWorld,
+    heights: *const f32,
+    count_x: u32,
+    count_z: u32,
+    origin_x: f32,
+    origin_z: f32,
+    cell_size: f32,
+) -> KeelStatus {
+    let grid = Grid {
+        heights,
+        count_x,
+        count_z,
+        origin_x,
+        origin_z,
+        cell_size,
+    };
+    unsafe { set_heightfield("keel_water_set_heightfield", world, grid, false) }
+}
+
+/// keel_water_set_heightfield for a tiling ocean: the grid repeats in x and z with a
+/// period of count_x by count_z cells (sample count_x is sample 0 again), so no point is
+/// ever outside it.
+///
+/// # Safety
+/// `heights` is NULL or points to count_x * count_z floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_water_set_tiled_heightfield(
+    world: KeelWorld,
+    heights: *const f32,
+    count_x: u32,
+    count_z: u32,
+    origin_x: f32,
+    origin_z: f32,
+    cell_size: f32,
+) -> KeelStatus {
+    let grid = Grid {
+        heights,
+        count_x,
+        count_z,
+        origin_x,
+        origin_z,
+        cell_size,
+    };
+    unsafe { set_heightfield("keel_water_set_tiled_heightfield", world, grid, true) }
+}
+
+/// The host's water: keel asks `query` for a whole batch of points at once (every
+/// vertex of a body, or the grid of its water patch) and the callback writes, for each
+/// point's (x, z), the surface height and, when the pointers are not NULL, the unit
+/// normal and the water particle velocity. Heights must be finite; a non-finite answer
+/// fails the step that asked with KEEL_ERROR_INVALID_ARGUMENT, with nothing written.
+///
+/// The callback is called from one thread at a time and only inside keel calls on this
+/// world (keel_body_step, keel_world_step, keel_water_sample), on the thread that made
+/// the call, so a water API that is not thread-safe still works. The world's time is not
+/// passed: the host's water is at the host's time. user_data is passed back untouched;
+/// keep it alive until the water is replaced or the world destroyed.
+///
+/// Unity under IL2CPP needs a static method marked [MonoPInvokeCallback(typeof(...))]
+/// with a delegate type marked [UnmanagedFunctionPointer(CallingConvention.Cdecl)]; pass
+/// a GCHandle (GCHandle.ToIntPtr) as user_data to reach the ocean object from it.
+///
+/// # Safety
+/// `query` must be callable as declared for as long as the world uses it.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_water_set_callback(
+    world: KeelWorld,
+    query: KeelWaterQuery,
+    user_data: *mut c_void,
+) -> KeelStatus {
+    call("keel_water_set_callback", || {
+        let query = query.ok_or_else(|| Error::new(ErrorKind::NullPointer, "query must not be NULL"))?;
+        let water = Water::Custom(Arc::new(CallbackWater::new(query, user_data)));
+        with_world(world, |w| {
+            w.set_water(water);
+            Ok(())
+        })
+    })
+}
+
+/// A uniform current (m/s, finite; default zero), added to the water's particle velocity:
+/// drag carries floating bodies along with it.
+#[unsafe(no_mangle)]
+pub extern "C" fn keel_world_set_current(world: KeelWorld, velocity: KeelVec3) -> KeelStatus {
+    call("keel_world_set_current", || {
+        with_world(world, |w| w.set_current(velocity.to_dvec3()))
+    })
+}
+
+/// Gerstner water from a wave spectrum, so that a user can ask for a sea state instead of
+/// tuning waves: wind_speed (m/s, > 0) blowing along (direction_x, direction_z), cut into
+/// wave_count (1 to 256) waves drawn from seed, around a mean level of 0. Pierson-Moskowitz
+/// has a significant wave height of 0.21 U^2 / g: 5 m/s gives 0.5 m (sea state 3), 10 m/s
+/// 2.1 m (sea state 4 to 5), 15 m/s 4.8 m (sea state 6).
+#[unsafe(no_mangle)]
+pub extern "C" fn keel_water_set_spectrum(
+    world: KeelWorld,
+    spectrum: KeelSpectrum,
+    wind_speed: f32,
+    direction_x: f32,
+    direction_z: f32,
+    wave_count: u32,
+    seed: u64,
+) -> KeelStatus {
+    call("keel_water_set_spectrum", || {
+        let kind = match spectrum {
+            KEEL_SPECTRUM_PIERSON_MOSKOWITZ => Spectrum::PiersonMoskowitz,
+            KEEL_SPECTRUM_JONSWAP => Spectrum::Jonswap,
+            other => {
+                return Err(Error::argument(format!(
+                    "spectrum must be KEEL_SPECTRUM_PIERSON_MOSKOWITZ (0) or KEEL_SPECTRUM_JONSWAP (1), got {other}"
+                )));
             }
+        };
+        with_world(world, |w| {
+            let g = w.desc().gravity;
+            let direction = DVec2::new(direction_x as f64, direction_z as f64);
+            let waves = spectrum::waves(kind, wind_speed as f64, direction, wave_count, seed, g)?;
+            w.set_water(Water::Gerstner(GerstnerWater::new(&waves, 0.0, g)?));
             Ok(())
         })
     })

@@ -9,6 +9,7 @@
 //! are `unsafe` for Rust callers for that reason.
 
 mod api;
+mod callback;
 mod guard;
 mod types;
 

@@ -298,6 +298,10 @@ pub struct KeelBodyDesc {
     /// Bourg's residual-resistance coefficient C_r for KEEL_FORCE_LUMPED_RESISTANCE;
     /// default 0.002.
     pub residual_resistance: f32,
+    /// Cells per side of Kerner's water patch: costly water (Gerstner sums, a callback)
+    /// is sampled on a grid over the body's footprint and every vertex answered from it.
+    /// 0 = query every vertex; default 16 (289 queries, or one per vertex if fewer).
+    pub water_patch_cells: u32,
 }
 
 impl KeelBodyDesc {
@@ -336,6 +340,7 @@ impl KeelBodyDesc {
             angular_damping: self.angular_damping as f64,
             added_mass_ratio: self.added_mass_ratio as f64,
             residual_resistance: self.residual_resistance as f64,
+            water_patch_cells: self.water_patch_cells,
         })
     }
 }
@@ -370,6 +375,7 @@ impl From<&BodyDesc> for KeelBodyDesc {
             angular_damping: d.angular_damping as f32,
             added_mass_ratio: d.added_mass_ratio as f32,
             residual_resistance: d.residual_resistance as f32,
+            water_patch_cells: d.water_patch_cells,
         }
     }
 }
@@ -460,6 +466,28 @@ pub struct KeelTriangleForce {
     pub point: KeelVec3,
     pub force: KeelVec3,
 }
+
+/// Which wave spectrum keel_water_set_spectrum fills the sea from: one of the
+/// KEEL_SPECTRUM_* values (a uint32_t, checked, like KeelBuoyancyModel).
+pub type KeelSpectrum = u32;
+/// Pierson-Moskowitz: a fully developed sea.
+pub const KEEL_SPECTRUM_PIERSON_MOSKOWITZ: KeelSpectrum = 0;
+/// JONSWAP: a fetch-limited sea with a sharper peak.
+pub const KEEL_SPECTRUM_JONSWAP: KeelSpectrum = 1;
+
+/// The host's water (keel_water_set_callback): for each of the `count` points' (x, z),
+/// write the surface height, and the unit normal and water particle velocity when those
+/// pointers are not NULL.
+pub type KeelWaterQuery = Option<
+    unsafe extern "C" fn(
+        user_data: *mut std::ffi::c_void,
+        points: *const KeelVec3,
+        count: u32,
+        out_heights: *mut f32,
+        out_normals: *mut KeelVec3,
+        out_velocities: *mut KeelVec3,
+    ),
+>;
 
 #[cfg(test)]
 mod tests {

@@ -1,15 +1,23 @@
 //! Water surfaces: height, normal and particle velocity at a horizontal point and a time.
 //!
 //! Heights are world Y. Every model answers the same three questions, so forces never
-//! care which one is in use; [`Water`] dispatches statically over the built-in models.
+//! care which one is in use; [`Water`] dispatches statically over the built-in models
+//! and hands whole batches of points to a host's own water ([`WaterQuery`]).
 
 mod gerstner;
+mod heightfield;
 mod perlin;
+pub mod spectrum;
 
 pub use gerstner::{GerstnerWater, GerstnerWave};
+pub use heightfield::HeightfieldWater;
 pub use perlin::PerlinWater;
 
+use std::sync::Arc;
+
 use glam::DVec3;
+
+use crate::error::{Error, Result};
 
 /// The surface at one horizontal point.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -51,7 +59,22 @@ impl WaterSurface for FlatWater {
     }
 }
 
-/// The water of a world: one of the built-in models.
+/// A host's own water, answered a batch of points at a time: an engine's ocean behind a
+/// callback. Keel calls it from one thread at a time.
+pub trait WaterQuery: Send + Sync + std::fmt::Debug {
+    /// Writes the surface height under each point's (x, z) at `time`, and the unit
+    /// normal and water particle velocity there when those outputs are given.
+    fn query(
+        &self,
+        points: &[DVec3],
+        time: f64,
+        heights: &mut [f64],
+        normals: Option<&mut [DVec3]>,
+        velocities: Option<&mut [DVec3]>,
+    );
+}
+
+/// The water of a world.
 #[derive(Clone, Debug)]
 pub enum Water {
     /// A level plane.
@@ -60,37 +83,116 @@ pub enum Water {
     Perlin(Box<PerlinWater>),
     /// A sum of Gerstner waves.
     Gerstner(GerstnerWater),
+    /// A grid of heights from the host.
+    Heightfield(Box<HeightfieldWater>),
+    /// The host's own water, queried in batches.
+    Custom(Arc<dyn WaterQuery>),
 }
 
 impl Water {
     /// Whether the water never moves (its particle velocity is zero everywhere), so a
     /// step can skip asking for velocities.
     pub fn is_still(&self) -> bool {
-        matches!(self, Water::Flat(_))
+        matches!(self, Water::Flat(_) | Water::Heightfield(_))
+    }
+
+    /// Whether a query costs next to nothing, so sampling it through a water patch would
+    /// only add work.
+    pub fn is_cheap(&self) -> bool {
+        matches!(self, Water::Flat(_) | Water::Heightfield(_))
+    }
+
+    /// Whether queries must be made from one thread at a time (the host's water).
+    pub fn is_serial(&self) -> bool {
+        matches!(self, Water::Custom(_))
+    }
+
+    /// Samples the water under every point's (x, z) at `time`: heights always, normals
+    /// and particle velocities when asked. Fails only when the host's water answers
+    /// with something that is not a finite number.
+    pub fn sample_into(
+        &self,
+        points: &[DVec3],
+        time: f64,
+        heights: &mut [f64],
+        mut normals: Option<&mut [DVec3]>,
+        mut velocities: Option<&mut [DVec3]>,
+    ) -> Result<()> {
+        if let Water::Custom(query) = self {
+            query.query(points, time, heights, normals.as_deref_mut(), velocities.as_deref_mut());
+            return check_answers(heights, normals.as_deref(), velocities.as_deref());
+        }
+        let surface: &dyn WaterSurface = match self {
+            Water::Flat(w) => w,
+            Water::Perlin(w) => w.as_ref(),
+            Water::Gerstner(w) => w,
+            Water::Heightfield(w) => w.as_ref(),
+            Water::Custom(_) => unreachable!("handled above"),
+        };
+        if normals.is_none() && velocities.is_none() {
+            for (p, h) in points.iter().zip(heights.iter_mut()) {
+                *h = surface.height(p.x, p.z, time);
+            }
+            return Ok(());
+        }
+        for (i, p) in points.iter().enumerate() {
+            let s = surface.sample(p.x, p.z, time);
+            heights[i] = s.height;
+            if let Some(n) = normals.as_deref_mut() {
+                n[i] = s.normal;
+            }
+            if let Some(v) = velocities.as_deref_mut() {
+                v[i] = s.velocity;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_answers(heights: &[f64], normals: Option<&[DVec3]>, velocities: Option<&[DVec3]>) -> Result<()> {
+    if let Some(i) = heights.iter().position(|h| !h.is_finite()) {
+        return Err(Error::argument(format!(
+            "the water callback answered a height of {} for point {i}: heights must be finite",
+            heights[i]
+        )));
+    }
+    for (name, values) in [("normal", normals), ("velocity", velocities)] {
+        if let Some(i) = values.and_then(|v| v.iter().position(|x| !x.is_finite())) {
+            return Err(Error::argument(format!(
+                "the water callback answered a non-finite {name} for point {i}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Point queries, for convenience (a step uses [`Water::sample_into`]). The host's water
+/// is asked for a batch of one point; its answer is passed on unchecked.
+impl WaterSurface for Water {
+    fn height(&self, x: f64, z: f64, t: f64) -> f64 {
+        let mut h = [0.0];
+        match self.sample_into(&[DVec3::new(x, 0.0, z)], t, &mut h, None, None) {
+            Ok(()) => h[0],
+            Err(_) => f64::NAN,
+        }
+    }
+
+    fn sample(&self, x: f64, z: f64, t: f64) -> WaterSample {
+        let (mut h, mut n, mut v) = ([0.0], [DVec3::Y], [DVec3::ZERO]);
+        let ok = self
+            .sample_into(&[DVec3::new(x, 0.0, z)], t, &mut h, Some(&mut n), Some(&mut v))
+            .is_ok();
+        let height = if ok { h[0] } else { f64::NAN };
+        WaterSample {
+            height,
+            normal: n[0],
+            velocity: v[0],
+        }
     }
 }
 
 impl Default for Water {
     fn default() -> Self {
         Water::Flat(FlatWater { level: 0.0 })
-    }
-}
-
-impl WaterSurface for Water {
-    #[inline]
-    fn height(&self, x: f64, z: f64, t: f64) -> f64 {
-        match self {
-            Water::Flat(w) => w.height(x, z, t),
-            Water::Perlin(w) => w.height(x, z, t),
-            Water::Gerstner(w) => w.height(x, z, t),
-        }
-    }
-
-    fn sample(&self, x: f64, z: f64, t: f64) -> WaterSample {
-        match self {
-            Water::Flat(w) => w.sample(x, z, t),
-            Water::Perlin(w) => w.sample(x, z, t),
-            Water::Gerstner(w) => w.sample(x, z, t),
-        }
     }
 }

@@ -278,3 +278,27 @@ pub fn info_of(world: &mut World, desc: &HullDesc<'_>) -> keel::HullInfo {
     let hull = world.create_hull(desc).unwrap();
     world.hull_info(hull).unwrap()
 }
+
+/// The Stanford bunny of `tests/meshes/bunny.obj` (open at the bottom), scaled by `scale`
+/// (0.1 makes it about a metre tall).
+pub fn bunny(scale: f32) -> Mesh {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/meshes/bunny.obj");
+    let (models, _) = tobj::load_obj(
+        path,
+        &tobj::LoadOptions {
+            triangulate: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mesh = &models[0].mesh;
+    let vertices = mesh
+        .positions
+        .chunks(3)
+        .map(|p| Vec3::new(p[0], p[1], p[2]) * scale)
+        .collect();
+    Mesh {
+        vertices,
+        indices: mesh.indices.clone(),
+    }
+}
