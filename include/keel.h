@@ -427,7 +427,8 @@ enum KeelStatus keel_water_set_tiled_heightfield(KeelWorld world,
 // world (keel_body_step, keel_world_step, keel_water_sample), on the thread that made
 // the call, so a water API that is not thread-safe still works. The world's time is not
 // passed: the host's water is at the host's time. user_data is passed back untouched;
-// keep it alive until the water is replaced or the world destroyed.
+// keep it alive until the water is replaced or the world destroyed. The callback must
+// not call keel on its own world: such calls fail with KEEL_ERROR_INVALID_ARGUMENT.
 //
 // Unity under IL2CPP needs a static method marked [MonoPInvokeCallback(typeof(...))]
 // with a delegate type marked [UnmanagedFunctionPointer(CallingConvention.Cdecl)]; pass

@@ -5,7 +5,7 @@
 //! only its own buffers, so a batch runs them on rayon's workers and gets results that are
 //! bit-identical to stepping them one by one, whatever the thread count.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use glam::DVec3;
 use rayon::prelude::*;
@@ -73,6 +73,57 @@ impl WorldDesc {
     }
 }
 
+/// A world's thread pool, which waits for its threads to exit when dropped: a host
+/// that destroys a world gets every thread back (and leak checkers see none left).
+struct Workers {
+    /// Always `Some` until dropped.
+    pool: Option<rayon::ThreadPool>,
+    exited: Arc<(Mutex<usize>, Condvar)>,
+    threads: usize,
+}
+
+impl Workers {
+    fn start(threads: usize) -> Result<Self> {
+        let exited = Arc::new((Mutex::new(0usize), Condvar::new()));
+        let signal = Arc::clone(&exited);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("keel-worker-{i}"))
+            .exit_handler(move |_| {
+                let (count, changed) = &*signal;
+                *count.lock().unwrap_or_else(PoisonError::into_inner) += 1;
+                changed.notify_all();
+            })
+            .build()
+            .map_err(|e| Error::argument(format!("could not start {threads} worker threads: {e}")))?;
+        Ok(Self {
+            pool: Some(pool),
+            exited,
+            threads,
+        })
+    }
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        // Dropping the pool asks the threads to stop; wait (bounded) until they have.
+        drop(self.pool.take());
+        let (count, changed) = &*self.exited;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut exited = count.lock().unwrap_or_else(PoisonError::into_inner);
+        while *exited < self.threads {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            exited = changed
+                .wait_timeout(exited, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+}
+
 struct HullEntry {
     hull: Arc<Hull>,
     users: u32,
@@ -85,7 +136,7 @@ pub struct World {
     time: f64,
     hulls: Slots<HullEntry>,
     bodies: Slots<Mutex<Body>>,
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<Workers>,
     batch_mark: u64,
     wind: DVec3,
     current: DVec3,
@@ -108,12 +159,7 @@ impl World {
             n => n as usize,
         };
         let pool = if threads > 1 {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .thread_name(|i| format!("keel-worker-{i}"))
-                .build()
-                .map_err(|e| Error::argument(format!("could not start {threads} worker threads: {e}")))?;
-            Some(pool)
+            Some(Workers::start(threads)?)
         } else {
             None
         };
@@ -415,8 +461,10 @@ impl World {
             }
         };
         match &self.pool {
-            Some(pool) => pool.install(|| results.par_iter_mut().enumerate().for_each(step_one)),
-            None => results.iter_mut().enumerate().for_each(step_one),
+            Some(Workers { pool: Some(pool), .. }) => {
+                pool.install(|| results.par_iter_mut().enumerate().for_each(step_one))
+            }
+            _ => results.iter_mut().enumerate().for_each(step_one),
         }
         for (o, forces) in out.iter_mut().zip(&results) {
             write(forces, o);
@@ -427,7 +475,10 @@ impl World {
 
     /// Number of worker threads a batch step uses (1 when it runs on the caller's).
     pub fn thread_count(&self) -> usize {
-        self.pool.as_ref().map_or(1, |p| p.current_num_threads())
+        self.pool
+            .as_ref()
+            .and_then(|w| w.pool.as_ref())
+            .map_or(1, |p| p.current_num_threads())
     }
 }
 

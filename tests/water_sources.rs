@@ -460,3 +460,56 @@ fn a_callback_that_answers_garbage_fails_the_step_and_changes_nothing() {
     }
     assert!(before.force.y > 0.0);
 }
+
+#[test]
+fn a_callback_that_calls_back_into_its_own_world_gets_an_error_not_a_deadlock() {
+    use keel::ffi::*;
+    use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+    static WORLD: AtomicU64 = AtomicU64::new(0);
+    static STATUS: AtomicU32 = AtomicU32::new(u32::MAX);
+    unsafe extern "C" fn meddling(
+        _: *mut std::ffi::c_void,
+        _: *const KeelVec3,
+        count: u32,
+        heights: *mut f32,
+        _: *mut KeelVec3,
+        _: *mut KeelVec3,
+    ) {
+        let world = WORLD.load(Ordering::SeqCst);
+        STATUS.store(keel_water_set_flat(world, 3.0) as u32, Ordering::SeqCst);
+        assert_eq!(keel_world_destroy(world), KeelStatus::KEEL_ERROR_INVALID_ARGUMENT);
+        for i in 0..count as usize {
+            unsafe { *heights.add(i) = 0.0 };
+        }
+    }
+    unsafe {
+        let mut desc = std::mem::zeroed::<KeelWorldDesc>();
+        keel_world_desc_default(&mut desc);
+        let mut world = 0;
+        assert_eq!(keel_world_create(&desc, &mut world), KeelStatus::KEEL_OK);
+        WORLD.store(world, Ordering::SeqCst);
+        assert_eq!(
+            keel_water_set_callback(world, Some(meddling), std::ptr::null_mut()),
+            KeelStatus::KEEL_OK
+        );
+        let p = [KeelVec3::default()];
+        let mut h = [1.0f32];
+        assert_eq!(
+            keel_water_sample(
+                world,
+                p.as_ptr(),
+                1,
+                h.as_mut_ptr(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut()
+            ),
+            KeelStatus::KEEL_OK
+        );
+        assert_eq!(
+            STATUS.load(Ordering::SeqCst),
+            KeelStatus::KEEL_ERROR_INVALID_ARGUMENT as u32
+        );
+        assert_eq!(h[0], 0.0);
+        assert_eq!(keel_world_destroy(world), KeelStatus::KEEL_OK);
+    }
+}

@@ -11,6 +11,40 @@ use crate::world::World;
 
 thread_local! {
     static LAST_ERROR: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// Worlds whose lock this thread holds: a water callback that calls back into its
+    /// own world would otherwise wait for itself forever.
+    static HELD: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+fn held(handle: u64) -> bool {
+    HELD.with(|h| h.borrow().contains(&handle))
+}
+
+fn reentrant(handle: u64) -> Error {
+    Error::argument(format!(
+        "world {handle:#x} is busy in a call on this thread: a water callback must not call keel on its own world"
+    ))
+}
+
+/// Marks a world as held by this thread for as long as it lives.
+struct Holding(u64);
+
+impl Holding {
+    fn new(handle: u64) -> Self {
+        HELD.with(|h| h.borrow_mut().push(handle));
+        Holding(handle)
+    }
+}
+
+impl Drop for Holding {
+    fn drop(&mut self) {
+        HELD.with(|h| {
+            let mut h = h.borrow_mut();
+            if let Some(i) = h.iter().rposition(|&w| w == self.0) {
+                h.remove(i);
+            }
+        });
+    }
 }
 
 type WorldCell = Arc<Mutex<World>>;
@@ -70,6 +104,9 @@ pub(crate) fn register(world: World) -> Result<u64> {
 
 /// Removes a world; calls already running on it finish first.
 pub(crate) fn unregister(handle: u64) -> Result<()> {
+    if held(handle) {
+        return Err(reentrant(handle));
+    }
     let cell = worlds().remove(handle).ok_or_else(|| unknown_world(handle))?;
     // Wait for calls in flight, then drop the world (and its threads) outside the registry lock.
     drop(cell.lock().unwrap_or_else(PoisonError::into_inner));
@@ -85,7 +122,11 @@ fn unknown_world(handle: u64) -> Error {
 /// Runs `f` on a world, holding the world's lock.
 pub(crate) fn with_world<R>(handle: u64, f: impl FnOnce(&mut World) -> Result<R>) -> Result<R> {
     let cell = worlds().get(handle).cloned().ok_or_else(|| unknown_world(handle))?;
+    if held(handle) {
+        return Err(reentrant(handle));
+    }
     let mut world = cell.lock().unwrap_or_else(PoisonError::into_inner);
+    let _holding = Holding::new(handle);
     f(&mut world)
 }
 
