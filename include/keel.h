@@ -153,7 +153,7 @@ typedef struct KeelHullInfo {
   // engines split vertices at UV seams and hard edges (Unity's cube has 24), so
   // coincident vertices count as one.
   bool is_closed;
-  // Closed mesh found inside out and flipped.
+  // A closed mesh (or a closed piece of it) found inside out and flipped.
   bool winding_flipped;
   // m^2.
   float area;
@@ -163,6 +163,9 @@ typedef struct KeelHullInfo {
   struct KeelVec3 centroid;
   struct KeelVec3 bounds_min;
   struct KeelVec3 bounds_max;
+  // Triangles wound against their neighbours and turned to agree with them (each
+  // connected piece keeps the winding most of its triangles have).
+  uint32_t reoriented_count;
 } KeelHullInfo;
 
 // How buoyancy is computed: one of the KEEL_BUOYANCY_* values. A uint32_t rather than
@@ -173,7 +176,7 @@ typedef uint32_t KeelBuoyancyModel;
 // mass; the defaults settle everyday objects, from a 0.2 m crate to a 30 m boat.
 typedef struct KeelBodyDesc {
   KeelHull hull;
-  // kg, > 0.
+  // kg, > 0 and at most 1e12.
   float mass;
   // Default KEEL_BUOYANCY_PRESSURE.
   KeelBuoyancyModel buoyancy;
@@ -235,13 +238,13 @@ typedef struct KeelQuat {
 
 // A rigid body's pose and motion, as the host's engine has it.
 typedef struct KeelBodyState {
-  // Body origin, world.
+  // Body origin, world; within 1e9 m of the origin.
   struct KeelVec3 position;
   // Body-local to world; renormalised inside, must not be zero.
   struct KeelQuat rotation;
-  // Of the centre of mass.
+  // Of the centre of mass; components up to 1e6 m/s.
   struct KeelVec3 linear_velocity;
-  // rad/s, world axes.
+  // rad/s, world axes; components up to 1e6.
   struct KeelVec3 angular_velocity;
   // World.
   struct KeelVec3 center_of_mass;
@@ -507,8 +510,8 @@ enum KeelStatus keel_body_get_desc(KeelWorld world, KeelBody body, struct KeelBo
 // Destroys a body.
 enum KeelStatus keel_body_destroy(KeelWorld world, KeelBody body);
 
-// Forces for one fixed step of length dt (> 0) from the body's current state, at the
-// world's current water time; remembers what slamming needs for the next step and keeps
+// Forces for one fixed step of length dt (1e-7 to 60 s) from the body's current state,
+// at the world's current water time; remembers what slamming needs for the next step and keeps
 // the detail below until the next step of this body.
 //
 // # Safety

@@ -150,6 +150,12 @@ impl BodyDesc {
     /// Checks every number and bit; the hull is checked by the world.
     pub fn validate(&self) -> Result<()> {
         positive("mass", self.mass)?;
+        if self.mass > MAX_MASS {
+            return Err(Error::argument(format!(
+                "mass must be at most {MAX_MASS:e} kg, got {}",
+                self.mass
+            )));
+        }
         if self.forces & !FORCE_ALL != 0 {
             return Err(Error::argument(format!(
                 "forces has unknown bits {:#x}; known bits are {FORCE_ALL:#x}",
@@ -248,6 +254,17 @@ impl Default for BodyState {
     }
 }
 
+/// The farthest a body may be from the world origin, m (a million km).
+pub const MAX_COORDINATE: f64 = 1e9;
+/// The fastest a body may move or spin, m/s or rad/s.
+pub const MAX_SPEED: f64 = 1e6;
+/// The shortest step, s.
+pub const MIN_DT: f64 = 1e-7;
+/// The longest step, s.
+pub const MAX_DT: f64 = 60.0;
+/// The heaviest body, kg (a thousand supertankers).
+pub const MAX_MASS: f64 = 1e12;
+
 impl BodyState {
     /// Checks every number and returns the state with a unit rotation. Rotations are
     /// renormalised (engines' quaternions drift); a zero or non-finite one is refused.
@@ -261,6 +278,18 @@ impl BodyState {
         for (name, v) in vectors {
             if !v.is_finite() {
                 return Err(Error::argument(format!("state.{name} must be finite, got {v}")));
+            }
+        }
+        for (name, v, limit, unit) in [
+            ("position", self.position, MAX_COORDINATE, "m"),
+            ("center_of_mass", self.center_of_mass, MAX_COORDINATE, "m"),
+            ("linear_velocity", self.linear_velocity, MAX_SPEED, "m/s"),
+            ("angular_velocity", self.angular_velocity, MAX_SPEED, "rad/s"),
+        ] {
+            if v.abs().max_element() > limit {
+                return Err(Error::argument(format!(
+                    "state.{name} {v} is beyond {limit:e} {unit}: no floating body is there"
+                )));
             }
         }
         let length = self.rotation.length();
@@ -352,11 +381,12 @@ struct PointForces {
 
 impl PointForces {
     fn with_capacity(triangles: usize) -> Self {
-        // Each triangle clips into at most two pieces on either side; slamming adds one
-        // force per triangle; damping, lumped resistance and added mass one each.
+        // Each triangle clips into at most two pieces on either side, and drag acts at the
+        // three edge midpoints of each; slamming adds one force per triangle; damping,
+        // lumped resistance and added mass one each.
         Self {
             hydrostatic: Vec::with_capacity(2 * triangles + 2),
-            water: Vec::with_capacity(3 * triangles + 2),
+            water: Vec::with_capacity(7 * triangles + 2),
             air: Vec::with_capacity(2 * triangles + 1),
         }
     }
@@ -706,26 +736,28 @@ impl Body {
             for (piece, &j) in last.submerged.iter().zip(&last.submerged_sources) {
                 let (j, [a, b, c]) = (j as usize, *piece);
                 let normal = self.normals[j];
-                let area = 0.5 * (b - a).cross(c - a).dot(normal);
-                let centroid = (a + b + c) / 3.0;
-                let v = v_end + omega_end.cross(centroid - com) - self.triangle_water_velocities[j];
-                let fv = if viscous_on {
-                    viscous::viscous_force(v, normal, area, rho, cf)
-                } else {
-                    DVec3::ZERO
-                };
-                let fd = if drag_on {
-                    pressure_drag_force(v, normal, area, &coefficients)
-                } else {
-                    DVec3::ZERO
-                };
-                viscous_force += fv;
-                pressure_force += fd;
-                drag_torque += (centroid - com).cross(fv + fd);
-                last.forces.water.push(PointForce {
-                    point: centroid,
-                    force: fv + fd,
-                });
+                let third = (b - a).cross(c - a).dot(normal) / 6.0;
+                let water_velocity = self.triangle_water_velocities[j];
+                // The edge midpoints with a third of the area each: the rule is exact for
+                // fields quadratic over the triangle, so a triangle turning about an axis
+                // through its centroid (a box rocking about a diagonal) is still braked.
+                for point in [0.5 * (a + b), 0.5 * (b + c), 0.5 * (c + a)] {
+                    let v = v_end + omega_end.cross(point - com) - water_velocity;
+                    let fv = if viscous_on {
+                        viscous::viscous_force(v, normal, third, rho, cf)
+                    } else {
+                        DVec3::ZERO
+                    };
+                    let fd = if drag_on {
+                        pressure_drag_force(v, normal, third, &coefficients)
+                    } else {
+                        DVec3::ZERO
+                    };
+                    viscous_force += fv;
+                    pressure_force += fd;
+                    drag_torque += (point - com).cross(fv + fd);
+                    last.forces.water.push(PointForce { point, force: fv + fd });
+                }
             }
         }
 
@@ -868,9 +900,19 @@ impl Body {
         }
         let (mut sum, mut count) = (DVec3::ZERO, 0usize);
         for i in 0..self.points.len() {
-            // `heights` held the surface; now the vertex's height above it.
-            self.heights[i] = self.points[i].y - self.heights[i];
+            // `heights` held the surface; now the vertex's height above it. A surface that
+            // is not a number (a model pushed past f64's range) counts as no water there,
+            // so that no NaN ever reaches a force.
+            let surface = self.heights[i];
+            self.heights[i] = if surface.is_finite() {
+                self.points[i].y - surface
+            } else {
+                f64::INFINITY
+            };
             if velocities {
+                if !self.water_velocities[i].is_finite() {
+                    self.water_velocities[i] = DVec3::ZERO;
+                }
                 self.water_velocities[i] += env.current;
                 if self.heights[i] < 0.0 {
                     sum += self.water_velocities[i];
@@ -988,5 +1030,11 @@ impl<I: Iterator> ExactSizeIterator for ExactIter<I> {}
 
 /// Checks that `dt` is a usable step length.
 pub(crate) fn check_dt(dt: f64) -> Result<f64> {
-    positive("dt", dt)
+    positive("dt", dt)?;
+    if !(MIN_DT..=MAX_DT).contains(&dt) {
+        return Err(Error::argument(format!(
+            "dt must be between {MIN_DT:e} and {MAX_DT} s, got {dt}"
+        )));
+    }
+    Ok(dt)
 }

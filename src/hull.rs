@@ -49,8 +49,11 @@ pub struct HullInfo {
     /// Every edge shared by exactly two triangles, running opposite ways (judged on
     /// welded positions).
     pub is_closed: bool,
-    /// The mesh was closed and inside out, and has been turned right side out.
+    /// A closed piece of the mesh was inside out and has been turned right side out.
     pub winding_flipped: bool,
+    /// Triangles wound against their neighbours, turned to agree with them (the
+    /// majority of each connected piece keeps its winding).
+    pub reoriented_count: u32,
     /// Total area of the usable triangles, m^2.
     pub area: f64,
     /// Enclosed volume, m^3, for closed hulls; 0 for open ones.
@@ -125,7 +128,7 @@ impl Hull {
         let mut triangles = Vec::with_capacity(indices.len() / 3);
         let mut areas = Vec::with_capacity(indices.len() / 3);
         let mut source_triangles = Vec::with_capacity(indices.len() / 3);
-        let mut edge_triangles: Vec<[u32; 3]> = Vec::with_capacity(indices.len() / 3);
+
         let mut degenerate_count = 0u32;
         for (t, tri) in indices.chunks_exact(3).enumerate() {
             let mut ids = [
@@ -137,9 +140,6 @@ impl Hull {
                 ids.swap(1, 2);
             }
             let distinct = ids[0] != ids[1] && ids[1] != ids[2] && ids[2] != ids[0];
-            if distinct {
-                edge_triangles.push(ids);
-            }
             let [a, b, c] = ids.map(|i| welded.positions[i as usize]);
             let twice_area = (b - a).cross(c - a).length();
             let longest = (b - a).length().max((c - b).length()).max((a - c).length());
@@ -158,7 +158,11 @@ impl Hull {
             )));
         }
 
-        let is_closed = is_closed(&edge_triangles);
+        // Make the winding consistent across every edge, and every closed piece outward.
+        // Zero-area triangles take no part: a sliver lying along an edge would make it
+        // look non-manifold.
+        let topology = orient(&mut triangles, &welded.positions);
+        let is_closed = topology.closed;
         // Keep only the vertices usable triangles reference: they are transformed every step.
         let mut remap = vec![u32::MAX; welded.positions.len()];
         let mut positions = Vec::new();
@@ -180,19 +184,12 @@ impl Hull {
             .sum::<DVec3>()
             / area;
         let (bounds_min, bounds_max) = bounds(positions.iter().copied());
-        let mut winding_flipped = false;
+        let winding_flipped = topology.inside_out;
         let mut volume = 0.0;
         let mut centroid = area_centroid;
         if is_closed {
             let origin = 0.5 * (bounds_min + bounds_max);
-            let (mut v, mut c) = volume_and_centroid(&positions, &triangles, origin);
-            if v < 0.0 {
-                for t in &mut triangles {
-                    t.swap(1, 2);
-                }
-                winding_flipped = true;
-                (v, c) = volume_and_centroid(&positions, &triangles, origin);
-            }
+            let (v, c) = volume_and_centroid(&positions, &triangles, origin);
             // A closed surface can enclose nothing (a double-sided sheet).
             if v > 1e-12 * (bounds_max - bounds_min).length().powi(3) {
                 volume = v;
@@ -207,6 +204,7 @@ impl Hull {
             degenerate_count,
             is_closed,
             winding_flipped,
+            reoriented_count: topology.reoriented,
             area,
             volume,
             centroid,
@@ -362,21 +360,118 @@ fn weld(input: &[DVec3], indices: &[u32], tolerance: f64) -> Welded {
     Welded { ids, positions }
 }
 
-/// Every edge used by exactly two triangles, once in each direction.
-fn is_closed(triangles: &[[u32; 3]]) -> bool {
-    if triangles.is_empty() {
-        return false;
-    }
-    let mut edges: Vec<(u32, u32, bool)> = triangles
+/// What [`orient`] found out about a mesh.
+struct Topology {
+    /// Every edge is shared by exactly two triangles running opposite ways.
+    closed: bool,
+    /// Some closed piece was inside out and was flipped.
+    inside_out: bool,
+    /// Triangles turned to agree with their neighbours.
+    reoriented: u32,
+}
+
+/// Orients the triangles consistently: across every edge shared by exactly two
+/// triangles, the two must run it in opposite directions. Each connected piece is walked
+/// breadth first from its first triangle; a piece keeps the winding most of its triangles
+/// had (the artist's intent), and a closed piece found inside out (negative volume) is
+/// turned right side out. A non-orientable piece keeps its first answer.
+fn orient(triangles: &mut [[u32; 3]], positions: &[DVec3]) -> Topology {
+    let n = triangles.len();
+    // (low vertex, high vertex, triangle, runs low -> high)
+    let mut edges: Vec<(u32, u32, u32, bool)> = triangles
         .iter()
-        .flat_map(|&[a, b, c]| [(a, b), (b, c), (c, a)])
-        .map(|(from, to)| (from.min(to), from.max(to), from < to))
+        .enumerate()
+        .flat_map(|(t, &[a, b, c])| [(a, b), (b, c), (c, a)].map(|(p, q)| (p.min(q), p.max(q), t as u32, p < q)))
         .collect();
     edges.sort_unstable();
-    edges
-        .chunks(2)
-        .all(|pair| pair.len() == 2 && pair[0].0 == pair[1].0 && pair[0].1 == pair[1].1 && pair[0].2 != pair[1].2)
-        && edges.windows(3).all(|w| !(w[0].0 == w[2].0 && w[0].1 == w[2].1))
+    // Neighbours across manifold edges: (other triangle, same direction?).
+    let mut neighbours: Vec<Vec<(u32, bool)>> = vec![Vec::new(); n];
+    let mut open = vec![false; n];
+    let mut i = 0;
+    while i < edges.len() {
+        let mut j = i + 1;
+        while j < edges.len() && (edges[j].0, edges[j].1) == (edges[i].0, edges[i].1) {
+            j += 1;
+        }
+        if j - i == 2 {
+            let (a, b) = (edges[i], edges[i + 1]);
+            let same = a.3 == b.3;
+            neighbours[a.2 as usize].push((b.2, same));
+            neighbours[b.2 as usize].push((a.2, same));
+        } else {
+            for e in &edges[i..j] {
+                open[e.2 as usize] = true;
+            }
+        }
+        i = j;
+    }
+
+    let mut flip = vec![false; n];
+    let mut piece = vec![u32::MAX; n];
+    let mut topology = Topology {
+        closed: n > 0,
+        inside_out: false,
+        reoriented: 0,
+    };
+    let mut queue = std::collections::VecDeque::new();
+    for start in 0..n {
+        if piece[start] != u32::MAX {
+            continue;
+        }
+        let mut members = vec![start];
+        piece[start] = start as u32;
+        queue.push_back(start);
+        while let Some(t) = queue.pop_front() {
+            for &(u, same) in &neighbours[t] {
+                let u = u as usize;
+                if piece[u] == u32::MAX {
+                    piece[u] = start as u32;
+                    // Running the shared edge the same way means one of them is flipped.
+                    flip[u] = flip[t] ^ same;
+                    members.push(u);
+                    queue.push_back(u);
+                }
+            }
+        }
+        let flipped = members.iter().filter(|&&t| flip[t]).count();
+        if 2 * flipped > members.len() {
+            members.iter().for_each(|&t| flip[t] = !flip[t]);
+        }
+        // After the flips every shared edge must run opposite ways (not so on a Moebius strip).
+        let consistent = members.iter().all(|&t| {
+            neighbours[t]
+                .iter()
+                .all(|&(u, same)| !(same ^ flip[t] ^ flip[u as usize]))
+        });
+        let closed = consistent && members.iter().all(|&t| !open[t] && neighbours[t].len() == 3);
+        topology.reoriented += members.iter().filter(|&&t| flip[t]).count() as u32;
+        for &t in &members {
+            if flip[t] {
+                triangles[t].swap(1, 2);
+            }
+        }
+        if closed {
+            let origin = members
+                .iter()
+                .map(|&t| positions[triangles[t][0] as usize])
+                .sum::<DVec3>()
+                / members.len() as f64;
+            let six_volume: f64 = members
+                .iter()
+                .map(|&t| {
+                    let [a, b, c] = triangles[t].map(|i| positions[i as usize] - origin);
+                    a.dot(b.cross(c))
+                })
+                .sum();
+            if six_volume < 0.0 {
+                topology.inside_out = true;
+                members.iter().for_each(|&t| triangles[t].swap(1, 2));
+            }
+        } else {
+            topology.closed = false;
+        }
+    }
+    topology
 }
 
 #[cfg(test)]

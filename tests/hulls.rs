@@ -110,13 +110,16 @@ fn an_open_mesh_has_no_volume_and_cannot_use_the_volume_models() {
 }
 
 #[test]
-fn non_manifold_and_mismatched_meshes_are_not_closed() {
+fn mismatched_winding_is_repaired_and_non_manifold_meshes_are_not_closed() {
     let cube = simple_box(Vec3::ONE, Vec3::ZERO);
     let mut w = world();
-    // One face wound the wrong way: edges no longer run opposite ways.
+    // One triangle wound the wrong way is turned to agree with its neighbours.
     let mut wrong = cube.clone();
     wrong.indices.swap(1, 2);
-    assert!(!info_of(&mut w, &wrong.desc()).is_closed);
+    let info = info_of(&mut w, &wrong.desc());
+    assert!(info.is_closed && !info.winding_flipped);
+    assert_eq!(info.reoriented_count, 1);
+    assert!((info.volume - 1.0).abs() < 1e-12);
     // A cube with one face doubled: three triangles on some edges.
     let mut doubled = cube.clone();
     doubled.indices.extend_from_slice(&cube.indices[..6]);

@@ -548,8 +548,8 @@ pub extern "C" fn keel_body_destroy(world: KeelWorld, body: KeelBody) -> KeelSta
     })
 }
 
-/// Forces for one fixed step of length dt (> 0) from the body's current state, at the
-/// world's current water time; remembers what slamming needs for the next step and keeps
+/// Forces for one fixed step of length dt (1e-7 to 60 s) from the body's current state,
+/// at the world's current water time; remembers what slamming needs for the next step and keeps
 /// the detail below until the next step of this body.
 ///
 /// # Safety

@@ -192,7 +192,7 @@ pub struct KeelHullInfo {
     /// engines split vertices at UV seams and hard edges (Unity's cube has 24), so
     /// coincident vertices count as one.
     pub is_closed: bool,
-    /// Closed mesh found inside out and flipped.
+    /// A closed mesh (or a closed piece of it) found inside out and flipped.
     pub winding_flipped: bool,
     /// m^2.
     pub area: f32,
@@ -202,6 +202,9 @@ pub struct KeelHullInfo {
     pub centroid: KeelVec3,
     pub bounds_min: KeelVec3,
     pub bounds_max: KeelVec3,
+    /// Triangles wound against their neighbours and turned to agree with them (each
+    /// connected piece keeps the winding most of its triangles have).
+    pub reoriented_count: u32,
 }
 
 impl From<&HullInfo> for KeelHullInfo {
@@ -217,6 +220,7 @@ impl From<&HullInfo> for KeelHullInfo {
             centroid: i.centroid.into(),
             bounds_min: i.bounds_min.into(),
             bounds_max: i.bounds_max.into(),
+            reoriented_count: i.reoriented_count,
         }
     }
 }
@@ -255,7 +259,7 @@ pub const KEEL_FORCE_LUMPED_RESISTANCE: u32 = 32;
 #[repr(C)]
 pub struct KeelBodyDesc {
     pub hull: KeelHull,
-    /// kg, > 0.
+    /// kg, > 0 and at most 1e12.
     pub mass: f32,
     /// Default KEEL_BUOYANCY_PRESSURE.
     pub buoyancy: KeelBuoyancyModel,
@@ -384,13 +388,13 @@ impl From<&BodyDesc> for KeelBodyDesc {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub struct KeelBodyState {
-    /// Body origin, world.
+    /// Body origin, world; within 1e9 m of the origin.
     pub position: KeelVec3,
     /// Body-local to world; renormalised inside, must not be zero.
     pub rotation: KeelQuat,
-    /// Of the centre of mass.
+    /// Of the centre of mass; components up to 1e6 m/s.
     pub linear_velocity: KeelVec3,
-    /// rad/s, world axes.
+    /// rad/s, world axes; components up to 1e6.
     pub angular_velocity: KeelVec3,
     /// World.
     pub center_of_mass: KeelVec3,

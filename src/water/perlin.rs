@@ -57,7 +57,9 @@ impl PerlinWater {
     /// from overflowing far from the origin or late in time.
     #[inline]
     fn p(&self, x: f64, z: f64) -> f64 {
-        0.5 * (self.noise.get([x.rem_euclid(256.0), z.rem_euclid(256.0)]) + 1.0)
+        // Beyond f64's range (a huge scale times a huge coordinate) any cell will do.
+        let wrap = |v: f64| if v.is_finite() { v.rem_euclid(256.0) } else { 0.0 };
+        0.5 * (self.noise.get([wrap(x), wrap(z)]) + 1.0)
     }
 }
 
@@ -102,6 +104,9 @@ mod tests {
             assert!(water.height(x, 3.0, t).is_finite());
             assert!(water.sample(x, 3.0, t).normal.is_finite());
         }
+        let huge = PerlinWater::new(0.0, 1e300, 1e300, 1.0, true).unwrap();
+        assert!(huge.height(1e300, -1e300, 1e300).is_finite());
+        assert!(huge.sample(1e300, -1e300, 1e300).velocity.is_finite());
         // 256 noise cells are 2560 m at scale 0.1 (and 6 * 2560 m for the fine octave).
         assert!((water.height(1.5, 2.5, 4.0) - water.height(1.5 + 6.0 * 2560.0, 2.5, 4.0)).abs() < 1e-9);
     }
