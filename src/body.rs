@@ -380,42 +380,110 @@ struct PointForces {
 }
 
 impl PointForces {
-    fn with_capacity(triangles: usize) -> Self {
-        // Each triangle clips into at most two pieces on either side, and drag acts at the
-        // three edge midpoints of each; slamming adds one force per triangle; damping,
-        // lumped resistance and added mass one each.
-        Self {
-            hydrostatic: Vec::with_capacity(2 * triangles + 2),
-            water: Vec::with_capacity(7 * triangles + 2),
-            air: Vec::with_capacity(2 * triangles + 1),
-        }
-    }
-
-    fn clear(&mut self) {
-        self.hydrostatic.clear();
-        self.water.clear();
-        self.air.clear();
-    }
-}
-
-fn scale_all(forces: &mut [PointForce], factor: f64) {
-    if factor != 1.0 {
-        for f in forces {
-            f.force *= factor;
+    fn list(&mut self, kind: Kind) -> &mut Vec<PointForce> {
+        match kind {
+            Kind::Hydrostatic => &mut self.hydrostatic,
+            Kind::Water => &mut self.water,
+            Kind::Air => &mut self.air,
         }
     }
 }
 
-/// The detail of a body's last step, in the frame of its origin (world axes).
+/// The kinds of force, each scaled as a whole at the end of a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Hydrostatic,
+    Water,
+    Air,
+}
+
+/// Where a step's by-products go. A step sends them nowhere; when the host asks for
+/// the detail of the last step, the step is replayed into a [`Detail`]. Steps stay free of
+/// the memory traffic of debug geometry nobody looks at.
+trait Sink {
+    fn emerged(&mut self, _piece: &[DVec3; 3]) {}
+    fn waterline(&mut self, _segment: [DVec3; 2]) {}
+    fn force(&mut self, _kind: Kind, _point: DVec3, _force: DVec3) {}
+    fn scale(&mut self, _kind: Kind, _factor: f64) {}
+}
+
+/// A step's by-products thrown away.
+struct Discard;
+
+impl Sink for Discard {}
+
+/// The detail of a body's last step, relative to its origin (world axes).
 #[derive(Clone, Debug, Default)]
-struct LastStep {
-    origin: DVec3,
-    submerged: Vec<[DVec3; 3]>,
-    /// For each submerged piece, the usable triangle it comes from.
-    submerged_sources: Vec<u32>,
+struct Detail {
     emerged: Vec<[DVec3; 3]>,
     waterline: Vec<[DVec3; 2]>,
     forces: PointForces,
+}
+
+impl Sink for Detail {
+    fn emerged(&mut self, piece: &[DVec3; 3]) {
+        self.emerged.push(*piece);
+    }
+
+    fn waterline(&mut self, segment: [DVec3; 2]) {
+        self.waterline.push(segment);
+    }
+
+    fn force(&mut self, kind: Kind, point: DVec3, force: DVec3) {
+        self.forces.list(kind).push(PointForce { point, force });
+    }
+
+    fn scale(&mut self, kind: Kind, factor: f64) {
+        if factor != 1.0 {
+            self.forces.list(kind).iter_mut().for_each(|f| f.force *= factor);
+        }
+    }
+}
+
+/// The world's constants a step used, kept so that it can be replayed.
+#[derive(Clone, Copy, Debug)]
+struct Conditions {
+    gravity: f64,
+    water_density: f64,
+    air_density: f64,
+    water_viscosity: f64,
+    wind: DVec3,
+    /// Whether the water's velocity was sampled (it moves and a force needs it).
+    water_moves: bool,
+}
+
+/// What the last step saw: enough to replay it exactly.
+#[derive(Clone, Copy, Debug)]
+struct Replay {
+    state: BodyState,
+    dt: f64,
+    conditions: Conditions,
+    /// Whether slamming had a previous step to compare with.
+    had_history: bool,
+}
+
+/// Per-vertex results of sampling the water.
+#[derive(Clone, Debug, Default)]
+struct Samples {
+    /// Hull vertices relative to the body origin, world axes.
+    vertices: Vec<DVec3>,
+    /// Height of each vertex above the water.
+    heights: Vec<f64>,
+    /// Water particle velocity at each vertex, current included (when sampled).
+    velocities: Vec<DVec3>,
+    /// Mean water velocity over the vertices under water.
+    mean_velocity: DVec3,
+}
+
+impl Samples {
+    fn sized(n: usize) -> Self {
+        Self {
+            vertices: vec![DVec3::ZERO; n],
+            heights: vec![0.0; n],
+            velocities: vec![DVec3::ZERO; n],
+            mean_velocity: DVec3::ZERO,
+        }
+    }
 }
 
 /// Running sums of one kind of force and its moment about the centre of mass.
@@ -438,29 +506,32 @@ impl Sum {
 pub struct Body {
     desc: BodyDesc,
     hull: Arc<Hull>,
-    /// Hull vertices of this step, relative to the body origin, world axes.
-    vertices: Vec<DVec3>,
-    /// The same vertices in world coordinates (the water's query points).
+    /// The water under the hull at the last step ...
+    samples: Samples,
+    /// ... and the one being sampled, swapped in only when sampling succeeds, so that a
+    /// failed step changes nothing.
+    next_samples: Samples,
+    /// World positions of the vertices (the water's query points).
     points: Vec<DVec3>,
-    /// Height of each vertex above the water.
-    heights: Vec<f64>,
     /// Grid points, surface heights and water velocities of the water patch.
     patch_points: Vec<DVec3>,
     patch_heights: Vec<f64>,
     patch_velocities: Vec<DVec3>,
-    /// Mean water velocity under the hull this step (from `prepare`).
-    water_mean: DVec3,
-    /// Water particle velocity at each vertex (only filled when the water moves).
-    water_velocities: Vec<DVec3>,
-    /// Per usable triangle, its outward unit normal this step.
+    /// Per usable triangle: its outward unit normal and the water velocity at it.
     normals: Vec<DVec3>,
-    /// Per usable triangle, the water velocity at its centroid this step.
     triangle_water_velocities: Vec<DVec3>,
-    /// Per usable triangle, what slamming remembers of the last step.
+    /// Submerged pieces of the last step and the triangle each comes from.
+    pieces: Vec<[DVec3; 3]>,
+    piece_sources: Vec<u32>,
+    /// Per usable triangle, what slamming remembers: written by this step, and as the
+    /// last step left it.
     history: Vec<SlammingHistory>,
-    /// Whether `history` holds a step of this hull yet.
+    history_before: Vec<SlammingHistory>,
+    /// Whether a step of this hull has been taken.
     has_history: bool,
-    last: LastStep,
+    replay: Option<Replay>,
+    /// The last step's detail, once asked for.
+    detail: Option<Detail>,
     /// Marks the body as listed in the batch being validated (duplicate detection).
     pub(crate) batch_mark: u64,
 }
@@ -471,19 +542,21 @@ impl Body {
         let mut body = Self {
             desc,
             hull: Arc::clone(&hull),
-            vertices: Vec::new(),
+            samples: Samples::default(),
+            next_samples: Samples::default(),
             points: Vec::new(),
-            heights: Vec::new(),
             patch_points: Vec::new(),
             patch_heights: Vec::new(),
             patch_velocities: Vec::new(),
-            water_mean: DVec3::ZERO,
-            water_velocities: Vec::new(),
             normals: Vec::new(),
             triangle_water_velocities: Vec::new(),
+            pieces: Vec::new(),
+            piece_sources: Vec::new(),
             history: Vec::new(),
+            history_before: Vec::new(),
             has_history: false,
-            last: LastStep::default(),
+            replay: None,
+            detail: None,
             batch_mark: 0,
         };
         body.set_hull(hull);
@@ -495,28 +568,35 @@ impl Body {
     /// largest step so that stepping never allocates.
     pub(crate) fn set_hull(&mut self, hull: Arc<Hull>) {
         let (n, t) = (hull.positions.len(), hull.triangles.len());
-        self.vertices = vec![DVec3::ZERO; n];
+        self.samples = Samples::sized(n);
+        self.next_samples = Samples::sized(n);
         self.points = vec![DVec3::ZERO; n];
-        self.heights = vec![0.0; n];
-        self.water_velocities = vec![DVec3::ZERO; n];
         self.normals = vec![DVec3::ZERO; t];
         self.triangle_water_velocities = vec![DVec3::ZERO; t];
+        // Each triangle clips into at most two pieces on either side.
+        self.pieces = Vec::with_capacity(2 * t);
+        self.piece_sources = Vec::with_capacity(2 * t);
         self.history = vec![SlammingHistory::default(); t];
+        self.history_before = vec![SlammingHistory::default(); t];
         self.has_history = false;
-        self.last = LastStep {
-            origin: DVec3::ZERO,
-            submerged: Vec::with_capacity(2 * t),
-            submerged_sources: Vec::with_capacity(2 * t),
-            emerged: Vec::with_capacity(2 * t),
-            waterline: Vec::with_capacity(t),
-            forces: PointForces::with_capacity(t),
-        };
+        self.replay = None;
+        self.detail = None;
         self.hull = hull;
+        self.size_patch();
     }
 
     pub(crate) fn set_desc(&mut self, desc: BodyDesc) {
         self.desc = desc;
-        let samples = (desc.water_patch_cells as usize + 1).pow(2);
+        self.size_patch();
+        // The detail replays the last step with the current description.
+        self.detail = None;
+    }
+
+    /// The patch's buffers, only for hulls that can use it (more vertices than samples).
+    fn size_patch(&mut self) {
+        let samples = (self.desc.water_patch_cells as usize + 1).pow(2);
+        let used = self.desc.water_patch_cells > 0 && samples < self.hull.positions.len();
+        let samples = if used { samples } else { 0 };
         self.patch_points.resize(samples, DVec3::ZERO);
         self.patch_heights.resize(samples, 0.0);
         self.patch_velocities.resize(samples, DVec3::ZERO);
@@ -544,15 +624,7 @@ impl Body {
         (about_centroid + shift) * self.desc.mass
     }
 
-    /// Computes the forces of one step of length `dt` (> 0) from a validated state.
-    ///
-    /// Two passes. The first clips every triangle and sums the hydrostatic forces, slamming
-    /// (which compares with the last step) and air resistance. The second computes the
-    /// velocity-dependent water forces (viscous, pressure drag, damping) at the velocity the
-    /// body will have at the end of the step under buoyancy and gravity alone, and the
-    /// limiter keeps them from removing more than that velocity: drag is then implicit
-    /// against the stiff buoyancy of a light body, which otherwise leaves the water faster
-    /// than any drag evaluated at the start of the step can hold it.
+    /// Computes the forces of one step of length `dt` from a validated state.
     pub(crate) fn step(&mut self, state: &BodyState, dt: f64, env: &Environment<'_>) -> Result<BodyForces> {
         self.prepare(state, env)?;
         Ok(self.compute(state, dt, env))
@@ -568,14 +640,73 @@ impl Body {
     /// First half of a step: transforms the hull and samples the water under it. The only
     /// part that can fail (the host's water may answer garbage) and the only part that
     /// calls the host's water, so a batch runs it on the caller's thread for such water.
+    /// On failure the body is as it was.
     pub(crate) fn prepare(&mut self, state: &BodyState, env: &Environment<'_>) -> Result<()> {
         let velocities = self.needs_water_velocity(env);
-        self.water_mean = self.sample_water(state, env, velocities)?;
-        Ok(())
+        let mut next = std::mem::take(&mut self.next_samples);
+        let sampled = self.sample_water(state, env, velocities, &mut next);
+        if sampled.is_ok() {
+            std::mem::swap(&mut self.samples, &mut next);
+        }
+        self.next_samples = next;
+        sampled
     }
 
-    /// Second half of a step, after [`Body::prepare`] with the same state.
+    /// Second half of a step, after a successful [`Body::prepare`] with the same state.
     pub(crate) fn compute(&mut self, state: &BodyState, dt: f64, env: &Environment<'_>) -> BodyForces {
+        let conditions = Conditions {
+            gravity: env.gravity,
+            water_density: env.water_density,
+            air_density: env.air_density,
+            water_viscosity: env.water_viscosity,
+            wind: env.wind,
+            water_moves: self.needs_water_velocity(env),
+        };
+        std::mem::swap(&mut self.history, &mut self.history_before);
+        let replay = Replay {
+            state: *state,
+            dt,
+            conditions,
+            had_history: self.has_history,
+        };
+        self.has_history = true;
+        self.replay = Some(replay);
+        self.detail = None;
+        self.run(&replay, &mut Discard)
+    }
+
+    /// The last step's detail, replaying the step into buffers the first time it is asked
+    /// for: same inputs, same code, same numbers.
+    fn detail(&mut self) -> Option<&Detail> {
+        if self.detail.is_none() {
+            let replay = self.replay?;
+            let t = self.hull.triangles.len();
+            let mut detail = Detail {
+                emerged: Vec::with_capacity(2 * t),
+                waterline: Vec::with_capacity(t),
+                forces: PointForces::default(),
+            };
+            self.run(&replay, &mut detail);
+            self.detail = Some(detail);
+        }
+        self.detail.as_ref()
+    }
+
+    /// The step itself, from the sampled water. Two passes. The first clips every
+    /// triangle and sums the hydrostatic forces, slamming (which compares with the last
+    /// step) and air resistance. The second computes the velocity-dependent water forces
+    /// (viscous, pressure drag, damping) at the velocity the body will have at the end of
+    /// the step under buoyancy and gravity alone, and the limiter keeps them from removing
+    /// more than that velocity: drag is then implicit against the stiff buoyancy of a light
+    /// body, which otherwise leaves the water faster than any drag evaluated at the start
+    /// of the step can hold it.
+    fn run<S: Sink>(&mut self, replay: &Replay, sink: &mut S) -> BodyForces {
+        let Replay {
+            state,
+            dt,
+            conditions: env,
+            had_history,
+        } = *replay;
         let desc = self.desc;
         let on = |bit: u32| desc.forces & bit != 0;
         let lumped = on(FORCE_LUMPED_RESISTANCE);
@@ -584,8 +715,8 @@ impl Body {
             on(FORCE_PRESSURE_DRAG) && !lumped,
             on(FORCE_AIR) && !lumped,
         );
-        let water_moves = self.needs_water_velocity(env);
-        let water_mean = self.water_mean;
+        let water_moves = env.water_moves;
+        let water_mean = self.samples.mean_velocity;
 
         let origin = state.position;
         let com = state.center_of_mass - origin;
@@ -593,7 +724,7 @@ impl Body {
         let info = self.hull.info;
         let rho = env.water_density;
         let rho_g = rho * env.gravity;
-        let inertia = self.inertia(state, com);
+        let inertia = self.inertia(&state, com);
         let slam = SlammingParams {
             power: desc.slamming_power,
             max_acceleration: desc.slamming_max_acceleration,
@@ -602,14 +733,8 @@ impl Body {
             hull_area: info.area,
         };
         let air_relative = v_com - env.wind;
-        let has_history = self.has_history;
-        self.has_history = true;
-        self.last.origin = origin;
-        self.last.submerged.clear();
-        self.last.submerged_sources.clear();
-        self.last.emerged.clear();
-        self.last.waterline.clear();
-        self.last.forces.clear();
+        self.pieces.clear();
+        self.piece_sources.clear();
 
         // Pass 1: clipping, hydrostatics, slamming, air.
         let mut buoyancy_sum = Sum::default();
@@ -619,27 +744,48 @@ impl Body {
         let (mut wetted_area, mut wetted_moment) = (0.0, DVec3::ZERO);
         let (mut projected_area, mut emerged_area, mut emerged_moment) = (0.0, 0.0, DVec3::ZERO);
         let hull = &*self.hull;
-        let last = &mut self.last;
+        let samples = &self.samples;
         for (j, tri) in hull.triangles.iter().enumerate() {
-            let [a, b, c] = tri.map(|i| self.vertices[i as usize]);
-            let clipped = clip::clip(&Tri {
-                v: [a, b, c],
-                height: tri.map(|i| self.heights[i as usize]),
-            });
+            let [a, b, c] = tri.map(|i| samples.vertices[i as usize]);
+            let heights = tri.map(|i| samples.heights[i as usize]);
             let normal = (b - a).cross(c - a) / (2.0 * hull.areas[j]);
             self.normals[j] = normal;
             let water_velocity = if water_moves {
-                tri.iter().map(|&i| self.water_velocities[i as usize]).sum::<DVec3>() / 3.0
+                (samples.velocities[tri[0] as usize]
+                    + samples.velocities[tri[1] as usize]
+                    + samples.velocities[tri[2] as usize])
+                    / 3.0
             } else {
                 DVec3::ZERO
             };
             self.triangle_water_velocities[j] = water_velocity;
 
+            let whole = Tri {
+                v: [a, b, c],
+                height: heights,
+            };
+            let under = heights.iter().filter(|&&h| h < 0.0).count();
+            // Most triangles are wholly under or above the water: no clipping needed.
+            let clipped = if under == 0 || under == 3 {
+                None
+            } else {
+                Some(clip::clip(&whole))
+            };
+            let submerged: &[Tri] = match (&clipped, under) {
+                (Some(c), _) => c.submerged(),
+                (None, 3) => std::slice::from_ref(&whole),
+                _ => &[],
+            };
+
             let (mut area_j, mut moment_j) = (0.0, DVec3::ZERO);
-            for sub in clipped.submerged() {
-                last.submerged.push(sub.v);
-                last.submerged_sources.push(j as u32);
-                let area = 0.5 * sub.scaled_normal().dot(normal);
+            for sub in submerged {
+                self.pieces.push(sub.v);
+                self.piece_sources.push(j as u32);
+                let area = if under == 3 {
+                    hull.areas[j]
+                } else {
+                    0.5 * sub.scaled_normal().dot(normal)
+                };
                 area_j += area;
                 moment_j += area * sub.centroid();
                 volume.add(sub);
@@ -654,7 +800,7 @@ impl Body {
                         force.z = 0.0;
                     }
                     buoyancy_sum.add(point - com, force);
-                    last.forces.hydrostatic.push(PointForce { point, force });
+                    sink.force(Kind::Hydrostatic, point, force);
                 }
             }
             wetted_area += area_j;
@@ -665,28 +811,37 @@ impl Body {
                 area: area_j,
                 velocity: v_com + omega.cross(centre - com) - water_velocity,
             };
-            if on(FORCE_SLAMMING) && has_history {
-                let force = slamming::slamming_force(now, self.history[j], hull.areas[j], normal, dt, &slam);
+            if on(FORCE_SLAMMING) && had_history {
+                let force = slamming::slamming_force(now, self.history_before[j], hull.areas[j], normal, dt, &slam);
                 if force != DVec3::ZERO {
                     let point = moment_j / area_j;
                     slamming.add(point - com, force);
-                    last.forces.water.push(PointForce { point, force });
+                    sink.force(Kind::Water, point, force);
                 }
             }
             self.history[j] = now;
 
-            for e in clipped.emerged() {
-                last.emerged.push(e.v);
+            let emerged: &[Tri] = match (&clipped, under) {
+                (Some(c), _) => c.emerged(),
+                (None, 0) => std::slice::from_ref(&whole),
+                _ => &[],
+            };
+            for e in emerged {
+                sink.emerged(&e.v);
                 if !(air_on || lumped) {
                     continue;
                 }
-                let area = 0.5 * e.scaled_normal().dot(normal);
+                let area = if under == 0 {
+                    hull.areas[j]
+                } else {
+                    0.5 * e.scaled_normal().dot(normal)
+                };
                 let centroid = e.centroid();
                 if air_on {
                     let v = v_com + omega.cross(centroid - com) - env.wind;
                     let force = air::air_force(v, normal, area, env.air_density, desc.air_drag_coefficient);
                     air.add(centroid - com, force);
-                    last.forces.air.push(PointForce { point: centroid, force });
+                    sink.force(Kind::Air, centroid, force);
                 } else {
                     let speed = air_relative.length();
                     if speed > 0.0 {
@@ -696,7 +851,9 @@ impl Body {
                     emerged_moment += area * centroid;
                 }
             }
-            last.waterline.extend(clipped.waterline);
+            if let Some(segment) = clipped.and_then(|c| c.waterline) {
+                sink.waterline(segment);
+            }
         }
 
         let area_centroid = (wetted_area > 0.0).then(|| wetted_moment / wetted_area);
@@ -708,7 +865,7 @@ impl Body {
         if let Some((displaced, point)) = volume_buoyancy {
             let force = DVec3::new(0.0, rho_g * displaced, 0.0);
             buoyancy_sum.add(point - com, force);
-            last.forces.hydrostatic.push(PointForce { point, force });
+            sink.force(Kind::Hydrostatic, point, force);
         }
         let centre_of_buoyancy = match desc.buoyancy {
             BuoyancyModel::AreaRatio => area_centroid,
@@ -722,18 +879,18 @@ impl Body {
         let omega_end = omega + inertia.inverse() * buoyancy_sum.torque * dt;
         let omega_end = if omega_end.is_finite() { omega_end } else { omega };
         let relative_end = v_end - water_mean;
+        let length = if desc.hull_length > 0.0 {
+            desc.hull_length
+        } else {
+            info.bounds_max.z - info.bounds_min.z
+        };
 
         // Pass 2: viscous and pressure drag on the submerged pieces at that motion.
         let (mut viscous_force, mut pressure_force, mut drag_torque) = (DVec3::ZERO, DVec3::ZERO, DVec3::ZERO);
         if viscous_on || drag_on {
-            let length = if desc.hull_length > 0.0 {
-                desc.hull_length
-            } else {
-                info.bounds_max.z - info.bounds_min.z
-            };
             let cf = viscous::friction_coefficient(relative_end.length(), length, env.water_viscosity);
             let coefficients = desc.drag_coefficients();
-            for (piece, &j) in last.submerged.iter().zip(&last.submerged_sources) {
+            for (piece, &j) in self.pieces.iter().zip(&self.piece_sources) {
                 let (j, [a, b, c]) = (j as usize, *piece);
                 let normal = self.normals[j];
                 let third = (b - a).cross(c - a).dot(normal) / 6.0;
@@ -756,7 +913,7 @@ impl Body {
                     viscous_force += fv;
                     pressure_force += fd;
                     drag_torque += (point - com).cross(fv + fd);
-                    last.forces.water.push(PointForce { point, force: fv + fd });
+                    sink.force(Kind::Water, point, fv + fd);
                 }
             }
         }
@@ -770,35 +927,24 @@ impl Body {
                 desc.linear_damping,
                 desc.angular_damping,
             );
-            last.forces.water.push(PointForce {
-                point: com,
-                force: damping_force,
-            });
+            sink.force(Kind::Water, com, damping_force);
         }
         if lumped {
             if let Some(point) = centre_of_buoyancy {
-                let length = if desc.hull_length > 0.0 {
-                    desc.hull_length
-                } else {
-                    info.bounds_max.z - info.bounds_min.z
-                };
                 let cf = viscous::friction_coefficient(relative_end.length(), length, env.water_viscosity);
                 let (friction, residual) =
                     lumped::water_resistance(relative_end, wetted_area, rho, cf, desc.residual_resistance);
                 viscous_force += friction;
                 pressure_force += residual;
                 drag_torque += (point - com).cross(friction + residual);
-                last.forces.water.push(PointForce {
-                    point,
-                    force: friction + residual,
-                });
+                sink.force(Kind::Water, point, friction + residual);
             }
             if emerged_area > 0.0 {
                 let point = emerged_moment / emerged_area;
                 let force =
                     lumped::air_resistance(air_relative, projected_area, env.air_density, desc.air_drag_coefficient);
                 air.add(point - com, force);
-                last.forces.air.push(PointForce { point, force });
+                sink.force(Kind::Air, point, force);
             }
         }
 
@@ -825,31 +971,22 @@ impl Body {
             },
             dt,
         );
-        scale_all(&mut last.forces.water, water_scale);
-        scale_all(&mut last.forces.air, air_scale);
 
         // Bourg's virtual mass: everything divided by 1 + x, plus a gravity correction.
         let virtual_scale = added_mass::scale(desc.added_mass_ratio);
         let mut hydrostatic = buoyancy_sum;
+        hydrostatic.force *= virtual_scale;
+        hydrostatic.torque *= virtual_scale;
+        sink.scale(Kind::Hydrostatic, virtual_scale);
         if desc.added_mass_ratio > 0.0 {
-            for list in [
-                &mut last.forces.hydrostatic,
-                &mut last.forces.water,
-                &mut last.forces.air,
-            ] {
-                scale_all(list, virtual_scale);
-            }
-            hydrostatic.force *= virtual_scale;
-            hydrostatic.torque *= virtual_scale;
             let correction = added_mass::gravity_correction(desc.added_mass_ratio, desc.mass, env.gravity);
             hydrostatic.force += correction;
-            last.forces.hydrostatic.push(PointForce {
-                point: com,
-                force: correction,
-            });
+            sink.force(Kind::Hydrostatic, com, correction);
         }
         let water = water_scale * virtual_scale;
         let air_factor = air_scale * virtual_scale;
+        sink.scale(Kind::Water, water);
+        sink.scale(Kind::Air, air_factor);
 
         let mut out = BodyForces {
             buoyancy_force: hydrostatic.force,
@@ -862,7 +999,7 @@ impl Body {
             submerged_volume: volume.volume.max(0.0),
             submerged_area: wetted_area,
             wetted_ratio,
-            submerged_triangle_count: last.submerged.len() as u32,
+            submerged_triangle_count: self.pieces.len() as u32,
             ..BodyForces::default()
         };
         out.force = out.buoyancy_force
@@ -876,57 +1013,63 @@ impl Body {
         out
     }
 
-    /// Transforms every vertex once and measures its height above the water, and the
-    /// water's velocity there when `velocities` is set (the world's current included).
-    /// Returns the mean water velocity over the vertices under water.
-    fn sample_water(&mut self, state: &BodyState, env: &Environment<'_>, velocities: bool) -> Result<DVec3> {
+    /// Transforms every vertex once into `out` and measures its height above the water,
+    /// and the water's velocity there when `velocities` is set (the world's current
+    /// included), with the mean water velocity over the vertices under water.
+    fn sample_water(
+        &mut self,
+        state: &BodyState,
+        env: &Environment<'_>,
+        velocities: bool,
+        out: &mut Samples,
+    ) -> Result<()> {
         let origin = state.position;
-        for ((local, rel), world) in self.hull.positions.iter().zip(&mut self.vertices).zip(&mut self.points) {
+        for ((local, rel), world) in self.hull.positions.iter().zip(&mut out.vertices).zip(&mut self.points) {
             *rel = state.rotation * *local;
             *world = origin + *rel;
         }
-        let patch = self.desc.water_patch_cells as usize;
-        let use_patch = patch > 0 && !env.water.is_cheap() && (patch + 1) * (patch + 1) < self.points.len();
-        if use_patch {
-            self.sample_through_patch(env, velocities)?;
-        } else {
+        if self.patch_points.is_empty() || env.water.is_cheap() {
             let v = if velocities {
-                Some(&mut self.water_velocities[..])
+                Some(&mut out.velocities[..])
             } else {
                 None
             };
             env.water
-                .sample_into(&self.points, env.time, &mut self.heights, None, v)?;
+                .sample_into(&self.points, env.time, &mut out.heights, None, v)?;
+        } else {
+            self.sample_through_patch(env, velocities, out)?;
         }
         let (mut sum, mut count) = (DVec3::ZERO, 0usize);
-        for i in 0..self.points.len() {
+        for (i, point) in self.points.iter().enumerate() {
             // `heights` held the surface; now the vertex's height above it. A surface that
             // is not a number (a model pushed past f64's range) counts as no water there,
             // so that no NaN ever reaches a force.
-            let surface = self.heights[i];
-            self.heights[i] = if surface.is_finite() {
-                self.points[i].y - surface
+            let surface = out.heights[i];
+            out.heights[i] = if surface.is_finite() {
+                point.y - surface
             } else {
                 f64::INFINITY
             };
             if velocities {
-                if !self.water_velocities[i].is_finite() {
-                    self.water_velocities[i] = DVec3::ZERO;
+                let v = &mut out.velocities[i];
+                if !v.is_finite() {
+                    *v = DVec3::ZERO;
                 }
-                self.water_velocities[i] += env.current;
-                if self.heights[i] < 0.0 {
-                    sum += self.water_velocities[i];
+                *v += env.current;
+                if out.heights[i] < 0.0 {
+                    sum += *v;
                     count += 1;
                 }
             }
         }
-        Ok(if count > 0 { sum / count as f64 } else { env.current })
+        out.mean_velocity = if count > 0 { sum / count as f64 } else { env.current };
+        Ok(())
     }
 
     /// Kerner's water patch: samples the water once on a grid of `cells x cells` cells over
     /// the body's horizontal footprint, then answers every vertex from the plane of the grid
     /// triangle under it (two triangles per cell, split like a heightfield's).
-    fn sample_through_patch(&mut self, env: &Environment<'_>, velocities: bool) -> Result<()> {
+    fn sample_through_patch(&mut self, env: &Environment<'_>, velocities: bool, out: &mut Samples) -> Result<()> {
         let cells = self.desc.water_patch_cells as usize;
         let (mut lo, mut hi) = (glam::DVec2::INFINITY, glam::DVec2::NEG_INFINITY);
         for p in &self.points {
@@ -962,41 +1105,56 @@ impl Body {
             } else {
                 [(corner(0, 0), 1.0 - fw), (corner(0, 1), fw - fu), (corner(1, 1), fu)]
             };
-            self.heights[i] = weights.iter().map(|&(k, t)| t * self.patch_heights[k]).sum();
+            out.heights[i] = weights.iter().map(|&(k, t)| t * self.patch_heights[k]).sum();
             if velocities {
-                self.water_velocities[i] = weights.iter().map(|&(k, t)| t * self.patch_velocities[k]).sum();
+                out.velocities[i] = weights.iter().map(|&(k, t)| t * self.patch_velocities[k]).sum();
             }
         }
         Ok(())
     }
 
+    /// Where the last step's body origin was (world), if there was a step.
+    fn origin(&self) -> DVec3 {
+        self.replay.map_or(DVec3::ZERO, |r| r.state.position)
+    }
+
     /// The submerged pieces of the last step, world coordinates, outward winding.
     pub fn submerged_triangles(&self) -> impl ExactSizeIterator<Item = [DVec3; 3]> + '_ {
-        let o = self.last.origin;
-        self.last.submerged.iter().map(move |t| t.map(|p| p + o))
+        let o = self.origin();
+        self.pieces.iter().map(move |t| t.map(|p| p + o))
     }
 
     /// The emerged pieces of the last step, world coordinates, outward winding.
-    pub fn emerged_triangles(&self) -> impl ExactSizeIterator<Item = [DVec3; 3]> + '_ {
-        let o = self.last.origin;
-        self.last.emerged.iter().map(move |t| t.map(|p| p + o))
+    pub fn emerged_triangles(&mut self) -> impl ExactSizeIterator<Item = [DVec3; 3]> + '_ {
+        let o = self.origin();
+        self.detail()
+            .map_or(&[][..], |d| &d.emerged[..])
+            .iter()
+            .map(move |t| t.map(|p| p + o))
     }
 
-    /// The waterline of the last step as segments, world coordinates.
-    pub fn waterline(&self) -> impl ExactSizeIterator<Item = [DVec3; 2]> + '_ {
-        let o = self.last.origin;
-        self.last.waterline.iter().map(move |s| s.map(|p| p + o))
+    /// The waterline of the last step as segments, world coordinates. On a closed hull
+    /// the segments chain into loops along the edge of the wetted surface.
+    pub fn waterline(&mut self) -> impl ExactSizeIterator<Item = [DVec3; 2]> + '_ {
+        let o = self.origin();
+        self.detail()
+            .map_or(&[][..], |d| &d.waterline[..])
+            .iter()
+            .map(move |s| s.map(|p| p + o))
     }
 
     /// The forces of the last step with their points of application, world coordinates;
     /// their sum and moment reproduce the step's force and torque, apart from the
     /// angular-damping couple.
-    pub fn triangle_forces(&self) -> impl ExactSizeIterator<Item = PointForce> + '_ {
-        let o = self.last.origin;
-        let f = &self.last.forces;
-        let all = f.hydrostatic.iter().chain(&f.water).chain(&f.air);
+    pub fn triangle_forces(&mut self) -> impl ExactSizeIterator<Item = PointForce> + '_ {
+        let o = self.origin();
+        let (h, w, a): (&[PointForce], &[PointForce], &[PointForce]) = match self.detail() {
+            Some(d) => (&d.forces.hydrostatic, &d.forces.water, &d.forces.air),
+            None => (&[], &[], &[]),
+        };
+        let all = h.iter().chain(w).chain(a);
         ExactIter {
-            len: f.hydrostatic.len() + f.water.len() + f.air.len(),
+            len: h.len() + w.len() + a.len(),
             inner: all,
         }
         .map(move |f| PointForce {

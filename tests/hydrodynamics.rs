@@ -285,7 +285,10 @@ fn a_disturbed_floating_box_calms_down_on_still_water_and_drifts_downwind() {
         energies.push(b.kinetic_energy())
     });
     // Peaks below a billionth of the start are rounding noise.
-    let peaks: Vec<f64> = energy_peaks(&energies).into_iter().filter(|&p| p > 1e-9 * energies[0]).collect();
+    let peaks: Vec<f64> = energy_peaks(&energies)
+        .into_iter()
+        .filter(|&p| p > 1e-9 * energies[0])
+        .collect();
     eprintln!(
         "{} energy peaks: first {:.3}, last {:.3e}",
         peaks.len(),
@@ -443,7 +446,7 @@ fn the_parts_sum_to_the_force_and_the_point_forces_reproduce_force_and_torque() 
                     "parts {parts} vs {}",
                     f.force
                 );
-                let b = w.body(id).unwrap();
+                let mut b = w.body(id).unwrap();
                 let com = body.com();
                 let (sum, moment) = b.triangle_forces().fold((DVec3::ZERO, DVec3::ZERO), |(s, m), p| {
                     (s + p.force, m + (p.point - com).cross(p.force))

@@ -653,7 +653,7 @@ pub unsafe extern "C" fn keel_body_get_triangle_forces(
 ) -> KeelStatus {
     call("keel_body_get_triangle_forces", || {
         with_world(world, |w| {
-            let b = w.body(BodyId(body))?;
+            let mut b = w.body(BodyId(body))?;
             let items = b.triangle_forces().map(|f| KeelTriangleForce {
                 point: f.point.into(),
                 force: f.force.into(),
@@ -709,7 +709,7 @@ pub unsafe extern "C" fn keel_body_get_emerged_triangles(
 ) -> KeelStatus {
     call("keel_body_get_emerged_triangles", || {
         with_world(world, |w| {
-            let b = w.body(BodyId(body))?;
+            let mut b = w.body(BodyId(body))?;
             let tris = b.emerged_triangles();
             let needed = 3 * tris.len();
             unsafe {
@@ -741,7 +741,7 @@ pub unsafe extern "C" fn keel_body_get_waterline(
 ) -> KeelStatus {
     call("keel_body_get_waterline", || {
         with_world(world, |w| {
-            let b = w.body(BodyId(body))?;
+            let mut b = w.body(BodyId(body))?;
             let segments = b.waterline();
             let needed = 2 * segments.len();
             unsafe {

@@ -71,7 +71,7 @@ pub fn slamming_force(
     } else {
         speed / dt
     };
-    let ratio = (gamma / gamma_max).clamp(0.0, 1.0).powf(params.power);
+    let ratio = super::pressure_drag::power((gamma / gamma_max).clamp(0.0, 1.0), params.power);
     let stop = params.mass * now.velocity * (2.0 * now.area / params.hull_area) / dt;
     -ratio * cos * params.multiplier * stop
 }

@@ -36,6 +36,12 @@ pub trait WaterSurface {
     fn height(&self, x: f64, z: f64, t: f64) -> f64;
     /// Height, normal and particle velocity under `(x, z)` at time `t`.
     fn sample(&self, x: f64, z: f64, t: f64) -> WaterSample;
+    /// Height and particle velocity under `(x, z)` at time `t`, what a step needs; models
+    /// for which the normal costs extra skip it.
+    fn height_and_velocity(&self, x: f64, z: f64, t: f64) -> (f64, DVec3) {
+        let s = self.sample(x, z, t);
+        (s.height, s.velocity)
+    }
 }
 
 /// A level plane.
@@ -129,11 +135,20 @@ impl Water {
             Water::Heightfield(w) => w.as_ref(),
             Water::Custom(_) => unreachable!("handled above"),
         };
-        if normals.is_none() && velocities.is_none() {
-            for (p, h) in points.iter().zip(heights.iter_mut()) {
-                *h = surface.height(p.x, p.z, time);
+        match (normals.is_some(), velocities.as_deref_mut()) {
+            (false, None) => {
+                for (p, h) in points.iter().zip(heights.iter_mut()) {
+                    *h = surface.height(p.x, p.z, time);
+                }
+                return Ok(());
             }
-            return Ok(());
+            (false, Some(velocities)) => {
+                for (i, p) in points.iter().enumerate() {
+                    (heights[i], velocities[i]) = surface.height_and_velocity(p.x, p.z, time);
+                }
+                return Ok(());
+            }
+            _ => {}
         }
         for (i, p) in points.iter().enumerate() {
             let s = surface.sample(p.x, p.z, time);

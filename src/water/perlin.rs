@@ -78,6 +78,13 @@ impl WaterSurface for PerlinWater {
         self.level + y
     }
 
+    fn height_and_velocity(&self, x: f64, z: f64, t: f64) -> (f64, DVec3) {
+        let height = self.height(x, z, t);
+        let et = 1e-4 / (2.0 * self.speed.abs()).max(1e-3);
+        let rate = (self.height(x, z, t + et) - height) / et;
+        (height, DVec3::new(0.0, if rate.is_finite() { rate } else { 0.0 }, 0.0))
+    }
+
     fn sample(&self, x: f64, z: f64, t: f64) -> WaterSample {
         // A step small against the finest feature (1 / (6 s)) yet far above rounding.
         let e = 1e-4 / (6.0 * self.scale.abs()).max(1e-3);

@@ -1,0 +1,110 @@
+//! Soak run: 1024 bodies on a Gerstner sea for many steps, printing the resident memory
+//! now and then, to show that memory stays flat and nothing drifts to NaN.
+//!
+//! `cargo run --release --example soak -- [steps]` (default 100000).
+
+use glam::{DQuat, DVec2, DVec3, Vec3};
+use keel::{BodyDesc, BodyForces, BodyState, GerstnerWater, GerstnerWave, Water, World, WorldDesc};
+
+fn resident_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).map(|l| l.to_string()))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        .unwrap_or(0)
+}
+
+fn main() -> keel::Result<()> {
+    let steps: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(100_000);
+    let mut world = World::new(&WorldDesc::default())?;
+    let waves: Vec<GerstnerWave> = (0..8)
+        .map(|i| GerstnerWave {
+            amplitude: 0.4 / (1.0 + i as f64),
+            wavelength: 30.0 / (1.0 + 0.7 * i as f64),
+            direction: DVec2::from_angle(0.4 * i as f64),
+            steepness: 0.08,
+            phase: i as f64,
+        })
+        .collect();
+    world.set_water(Water::Gerstner(GerstnerWater::new(&waves, 0.0, 9.81)?));
+    let vertices: Vec<Vec3> = (0..8)
+        .map(|i| {
+            Vec3::new(
+                [-0.5, 0.5][i & 1],
+                [-0.25, 0.25][(i >> 1) & 1],
+                [-1.0, 1.0][(i >> 2) & 1],
+            )
+        })
+        .collect();
+    let quads = [
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+    ];
+    let indices: Vec<u32> = quads
+        .iter()
+        .flat_map(|q| [q[0], q[1], q[2], q[0], q[2], q[3]])
+        .collect();
+    let hull = world.create_hull(&keel::HullDesc {
+        vertices: &vertices,
+        indices: &indices,
+        flip_winding: false,
+    })?;
+    let mass = 400.0;
+    let desc = BodyDesc {
+        hull,
+        mass,
+        forces: keel::forces::FORCE_ALL & !keel::forces::FORCE_LUMPED_RESISTANCE,
+        linear_damping: 50.0,
+        angular_damping: 50.0,
+        ..BodyDesc::default()
+    };
+    let ids: Vec<_> = (0..1024)
+        .map(|_| world.create_body(&desc))
+        .collect::<keel::Result<_>>()?;
+    let mut states: Vec<BodyState> = (0..1024)
+        .map(|i| {
+            let p = DVec3::new((i % 32) as f64 * 4.0, 0.0, (i / 32) as f64 * 4.0);
+            BodyState {
+                position: p,
+                rotation: DQuat::from_rotation_y(i as f64),
+                center_of_mass: p,
+                ..BodyState::default()
+            }
+        })
+        .collect();
+    let mut forces = vec![BodyForces::default(); ids.len()];
+    let dt = 1.0 / 60.0;
+    // Inertia of a homogeneous 1 x 0.5 x 2 box about its centre.
+    let inertia = DVec3::new(0.25 + 4.0, 1.0 + 4.0, 1.0 + 0.25) * (mass / 12.0);
+    let start = std::time::Instant::now();
+    println!("{:>8} {:>10} {:>12} {:>12}", "step", "RSS KiB", "mean y", "max speed");
+    for step in 0..=steps {
+        world.set_time(step as f64 * dt)?;
+        world.step_bodies(&ids, &states, dt, &mut forces, |s| *s, |f, o| *o = *f)?;
+        for (s, f) in states.iter_mut().zip(&forces) {
+            s.linear_velocity += (f.force / mass + DVec3::new(0.0, -9.81, 0.0)) * dt;
+            let local_torque = s.rotation.inverse() * f.torque;
+            s.angular_velocity += s.rotation * (local_torque / inertia) * dt;
+            s.position += s.linear_velocity * dt;
+            s.center_of_mass = s.position;
+            let w = s.angular_velocity;
+            s.rotation = (s.rotation + DQuat::from_xyzw(w.x, w.y, w.z, 0.0) * s.rotation * (0.5 * dt)).normalize();
+        }
+        if step % (steps / 20).max(1) == 0 {
+            let mean_y = states.iter().map(|s| s.position.y).sum::<f64>() / states.len() as f64;
+            let max_speed = states.iter().map(|s| s.linear_velocity.length()).fold(0.0, f64::max);
+            assert!(mean_y.is_finite() && max_speed.is_finite(), "NaN at step {step}");
+            println!("{step:>8} {:>10} {mean_y:>12.4} {max_speed:>12.4}", resident_kib());
+        }
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    println!(
+        "{steps} steps of 1024 bodies in {elapsed:.1} s ({:.3} ms per step)",
+        1e3 * elapsed / steps as f64
+    );
+    Ok(())
+}
