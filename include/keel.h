@@ -272,7 +272,9 @@ typedef struct KeelBodyForces {
   float submerged_volume;
   // m^2, wetted hull area.
   float submerged_area;
-  // submerged_area / hull area.
+  // submerged_area / hull area, 0 to 1. The thesis's cheap alternative to the drag
+  // forces (its function A.5): a host can apply its own drag,
+  // lerp(drag_min, drag_max, wetted_ratio), to its rigid body instead.
   float wetted_ratio;
   // Submerged triangles after clipping (keel_body_get_submerged_triangles).
   uint32_t submerged_triangle_count;

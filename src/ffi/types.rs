@@ -437,7 +437,9 @@ pub struct KeelBodyForces {
     pub submerged_volume: f32,
     /// m^2, wetted hull area.
     pub submerged_area: f32,
-    /// submerged_area / hull area.
+    /// submerged_area / hull area, 0 to 1. The thesis's cheap alternative to the drag
+    /// forces (its function A.5): a host can apply its own drag,
+    /// lerp(drag_min, drag_max, wetted_ratio), to its rigid body instead.
     pub wetted_ratio: f32,
     /// Submerged triangles after clipping (keel_body_get_submerged_triangles).
     pub submerged_triangle_count: u32,
