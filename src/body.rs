@@ -10,7 +10,7 @@ use std::sync::Arc;
 use glam::{DMat3, DQuat, DVec3, Vec3Swizzles};
 
 use crate::clip::{self, Tri};
-use crate::error::{Error, Result, non_negative, positive};
+use crate::error::{Error, Result, non_negative_up_to, positive};
 use crate::forces::pressure_drag::{DragCoefficients, pressure_drag_force};
 use crate::forces::slamming::{SlammingHistory, SlammingParams};
 use crate::forces::{
@@ -185,7 +185,7 @@ impl BodyDesc {
             ("added_mass_ratio", self.added_mass_ratio),
             ("residual_resistance", self.residual_resistance),
         ] {
-            non_negative(name, value)?;
+            non_negative_up_to(name, value, 1e12)?;
         }
         positive("reference_speed", self.reference_speed)?;
         if self.water_patch_cells > MAX_WATER_PATCH_CELLS {
@@ -335,6 +335,33 @@ pub struct BodyForces {
     pub wetted_ratio: f64,
     /// Number of submerged pieces ([`Body::submerged_triangles`]).
     pub submerged_triangle_count: u32,
+}
+
+/// The largest force or torque a step may return, N or N m: beyond it a host's f32
+/// arithmetic would be meaningless.
+pub const MAX_FORCE: f64 = 1e30;
+
+impl BodyForces {
+    /// Every number finite and every force and torque within [`MAX_FORCE`].
+    pub fn is_sound(&self) -> bool {
+        let vectors = [
+            self.force,
+            self.torque,
+            self.buoyancy_force,
+            self.viscous_force,
+            self.pressure_drag_force,
+            self.slamming_force,
+            self.air_force,
+            self.damping_force,
+        ];
+        vectors
+            .iter()
+            .all(|v| v.is_finite() && v.abs().max_element() <= MAX_FORCE)
+            && self.center_of_buoyancy.is_finite()
+            && self.submerged_volume.is_finite()
+            && self.submerged_area.is_finite()
+            && self.wetted_ratio.is_finite()
+    }
 }
 
 /// A force and the world point where it acts.
@@ -501,6 +528,27 @@ impl Sum {
     }
 }
 
+/// What a step writes besides its forces.
+#[derive(Clone, Debug, Default)]
+struct Output {
+    /// Submerged pieces and the triangle each comes from.
+    pieces: Vec<[DVec3; 3]>,
+    sources: Vec<u32>,
+    /// Per usable triangle, what slamming remembers for the next step.
+    history: Vec<SlammingHistory>,
+}
+
+impl Output {
+    fn sized(triangles: usize) -> Self {
+        // Each triangle clips into at most two pieces on either side.
+        Self {
+            pieces: Vec::with_capacity(2 * triangles),
+            sources: Vec::with_capacity(2 * triangles),
+            history: vec![SlammingHistory::default(); triangles],
+        }
+    }
+}
+
 /// A floating rigid body's force model and history.
 #[derive(Debug)]
 pub struct Body {
@@ -520,16 +568,18 @@ pub struct Body {
     /// Per usable triangle: its outward unit normal and the water velocity at it.
     normals: Vec<DVec3>,
     triangle_water_velocities: Vec<DVec3>,
-    /// Submerged pieces of the last step and the triangle each comes from.
-    pieces: Vec<[DVec3; 3]>,
-    piece_sources: Vec<u32>,
-    /// Per usable triangle, what slamming remembers: written by this step, and as the
-    /// last step left it.
-    history: Vec<SlammingHistory>,
-    history_before: Vec<SlammingHistory>,
+    /// What the last step produced ...
+    committed: Output,
+    /// ... and a spare set a step writes into, swapped in only when the step succeeds.
+    /// Right after a step it holds what the step replaced, so that a batch can undo it.
+    spare: Output,
+    /// The slamming history the last step compared with.
+    prior_history: Vec<SlammingHistory>,
     /// Whether a step of this hull has been taken.
     has_history: bool,
     replay: Option<Replay>,
+    /// What `replay` and `has_history` were before the last step (to undo it).
+    undo: (Option<Replay>, bool),
     /// The last step's detail, once asked for.
     detail: Option<Detail>,
     /// Marks the body as listed in the batch being validated (duplicate detection).
@@ -550,12 +600,12 @@ impl Body {
             patch_velocities: Vec::new(),
             normals: Vec::new(),
             triangle_water_velocities: Vec::new(),
-            pieces: Vec::new(),
-            piece_sources: Vec::new(),
-            history: Vec::new(),
-            history_before: Vec::new(),
+            committed: Output::default(),
+            spare: Output::default(),
+            prior_history: Vec::new(),
             has_history: false,
             replay: None,
+            undo: (None, false),
             detail: None,
             batch_mark: 0,
         };
@@ -573,13 +623,12 @@ impl Body {
         self.points = vec![DVec3::ZERO; n];
         self.normals = vec![DVec3::ZERO; t];
         self.triangle_water_velocities = vec![DVec3::ZERO; t];
-        // Each triangle clips into at most two pieces on either side.
-        self.pieces = Vec::with_capacity(2 * t);
-        self.piece_sources = Vec::with_capacity(2 * t);
-        self.history = vec![SlammingHistory::default(); t];
-        self.history_before = vec![SlammingHistory::default(); t];
+        self.committed = Output::sized(t);
+        self.spare = Output::sized(t);
+        self.prior_history = vec![SlammingHistory::default(); t];
         self.has_history = false;
         self.replay = None;
+        self.undo = (None, false);
         self.detail = None;
         self.hull = hull;
         self.size_patch();
@@ -627,7 +676,7 @@ impl Body {
     /// Computes the forces of one step of length `dt` from a validated state.
     pub(crate) fn step(&mut self, state: &BodyState, dt: f64, env: &Environment<'_>) -> Result<BodyForces> {
         self.prepare(state, env)?;
-        Ok(self.compute(state, dt, env))
+        self.compute(state, dt, env)
     }
 
     /// Whether this step needs the water's velocity: it moves (waves, a current) and a
@@ -653,7 +702,9 @@ impl Body {
     }
 
     /// Second half of a step, after a successful [`Body::prepare`] with the same state.
-    pub(crate) fn compute(&mut self, state: &BodyState, dt: f64, env: &Environment<'_>) -> BodyForces {
+    /// Fails, with the body as it was before `prepare`, when the forces would not be
+    /// finite (inputs at the edge of what f64 can carry).
+    pub(crate) fn compute(&mut self, state: &BodyState, dt: f64, env: &Environment<'_>) -> Result<BodyForces> {
         let conditions = Conditions {
             gravity: env.gravity,
             water_density: env.water_density,
@@ -662,17 +713,47 @@ impl Body {
             wind: env.wind,
             water_moves: self.needs_water_velocity(env),
         };
-        std::mem::swap(&mut self.history, &mut self.history_before);
         let replay = Replay {
             state: *state,
             dt,
             conditions,
             had_history: self.has_history,
         };
+        let prior = std::mem::take(&mut self.committed.history);
+        let mut out = std::mem::take(&mut self.spare);
+        let forces = self.run(&replay, &prior, &mut out, &mut Discard);
+        self.committed.history = prior;
+        self.spare = out;
+        if !forces.is_sound() {
+            self.undo_prepare();
+            return Err(Error::argument(
+                "the step's forces are not finite numbers: the body, its hull or the world are beyond what keel \
+                 can compute with",
+            ));
+        }
+        // Commit: the prior becomes the committed history, the output the committed set,
+        // and the spare keeps what they replaced.
+        std::mem::swap(&mut self.prior_history, &mut self.committed.history);
+        std::mem::swap(&mut self.committed, &mut self.spare);
+        self.undo = (self.replay, self.has_history);
         self.has_history = true;
         self.replay = Some(replay);
         self.detail = None;
-        self.run(&replay, &mut Discard)
+        Ok(forces)
+    }
+
+    /// Undoes a successful [`Body::prepare`] whose step is not taken.
+    pub(crate) fn undo_prepare(&mut self) {
+        std::mem::swap(&mut self.samples, &mut self.next_samples);
+    }
+
+    /// Undoes a whole successful step (a batch that fails for another body).
+    pub(crate) fn undo_step(&mut self) {
+        std::mem::swap(&mut self.committed, &mut self.spare);
+        std::mem::swap(&mut self.prior_history, &mut self.committed.history);
+        (self.replay, self.has_history) = self.undo;
+        self.detail = None;
+        self.undo_prepare();
     }
 
     /// The last step's detail, replaying the step into buffers the first time it is asked
@@ -686,7 +767,11 @@ impl Body {
                 waterline: Vec::with_capacity(t),
                 forces: PointForces::default(),
             };
-            self.run(&replay, &mut detail);
+            let prior = std::mem::take(&mut self.prior_history);
+            let mut scratch = std::mem::take(&mut self.spare);
+            self.run(&replay, &prior, &mut scratch, &mut detail);
+            self.prior_history = prior;
+            self.spare = scratch;
             self.detail = Some(detail);
         }
         self.detail.as_ref()
@@ -700,7 +785,13 @@ impl Body {
     /// more than that velocity: drag is then implicit against the stiff buoyancy of a light
     /// body, which otherwise leaves the water faster than any drag evaluated at the start
     /// of the step can hold it.
-    fn run<S: Sink>(&mut self, replay: &Replay, sink: &mut S) -> BodyForces {
+    fn run<S: Sink>(
+        &mut self,
+        replay: &Replay,
+        prior: &[SlammingHistory],
+        out: &mut Output,
+        sink: &mut S,
+    ) -> BodyForces {
         let Replay {
             state,
             dt,
@@ -733,8 +824,8 @@ impl Body {
             hull_area: info.area,
         };
         let air_relative = v_com - env.wind;
-        self.pieces.clear();
-        self.piece_sources.clear();
+        out.pieces.clear();
+        out.sources.clear();
 
         // Pass 1: clipping, hydrostatics, slamming, air.
         let mut buoyancy_sum = Sum::default();
@@ -748,7 +839,8 @@ impl Body {
         for (j, tri) in hull.triangles.iter().enumerate() {
             let [a, b, c] = tri.map(|i| samples.vertices[i as usize]);
             let heights = tri.map(|i| samples.heights[i as usize]);
-            let normal = (b - a).cross(c - a) / (2.0 * hull.areas[j]);
+            let scaled = (b - a).cross(c - a);
+            let normal = scaled / (2.0 * hull.areas[j]);
             self.normals[j] = normal;
             let water_velocity = if water_moves {
                 (samples.velocities[tri[0] as usize]
@@ -779,19 +871,20 @@ impl Body {
 
             let (mut area_j, mut moment_j) = (0.0, DVec3::ZERO);
             for sub in submerged {
-                self.pieces.push(sub.v);
-                self.piece_sources.push(j as u32);
-                let area = if under == 3 {
-                    hull.areas[j]
+                out.pieces.push(sub.v);
+                out.sources.push(j as u32);
+                let (sn, area) = if under == 3 {
+                    (scaled, hull.areas[j])
                 } else {
-                    0.5 * sub.scaled_normal().dot(normal)
+                    let sn = sub.scaled_normal();
+                    (sn, 0.5 * sn.dot(normal))
                 };
                 area_j += area;
                 moment_j += area * sub.centroid();
-                volume.add(sub);
+                volume.add(sub, sn);
                 let buoyant = match desc.buoyancy {
-                    BuoyancyModel::Pressure => Some(buoyancy::pressure(sub, rho_g)),
-                    BuoyancyModel::PressureCentroid => Some(buoyancy::pressure_at_centroid(sub, rho_g)),
+                    BuoyancyModel::Pressure => Some(buoyancy::pressure(sub, sn, rho_g)),
+                    BuoyancyModel::PressureCentroid => Some(buoyancy::pressure_at_centroid(sub, sn, rho_g)),
                     _ => None,
                 };
                 if let Some((mut force, point)) = buoyant {
@@ -812,14 +905,14 @@ impl Body {
                 velocity: v_com + omega.cross(centre - com) - water_velocity,
             };
             if on(FORCE_SLAMMING) && had_history {
-                let force = slamming::slamming_force(now, self.history_before[j], hull.areas[j], normal, dt, &slam);
+                let force = slamming::slamming_force(now, prior[j], hull.areas[j], normal, dt, &slam);
                 if force != DVec3::ZERO {
                     let point = moment_j / area_j;
                     slamming.add(point - com, force);
                     sink.force(Kind::Water, point, force);
                 }
             }
-            self.history[j] = now;
+            out.history[j] = now;
 
             let emerged: &[Tri] = match (&clipped, under) {
                 (Some(c), _) => c.emerged(),
@@ -890,7 +983,7 @@ impl Body {
         if viscous_on || drag_on {
             let cf = viscous::friction_coefficient(relative_end.length(), length, env.water_viscosity);
             let coefficients = desc.drag_coefficients();
-            for (piece, &j) in self.pieces.iter().zip(&self.piece_sources) {
+            for (piece, &j) in out.pieces.iter().zip(&out.sources) {
                 let (j, [a, b, c]) = (j as usize, *piece);
                 let normal = self.normals[j];
                 let third = (b - a).cross(c - a).dot(normal) / 6.0;
@@ -999,7 +1092,7 @@ impl Body {
             submerged_volume: volume.volume.max(0.0),
             submerged_area: wetted_area,
             wetted_ratio,
-            submerged_triangle_count: self.pieces.len() as u32,
+            submerged_triangle_count: out.pieces.len() as u32,
             ..BodyForces::default()
         };
         out.force = out.buoyancy_force
@@ -1121,7 +1214,7 @@ impl Body {
     /// The submerged pieces of the last step, world coordinates, outward winding.
     pub fn submerged_triangles(&self) -> impl ExactSizeIterator<Item = [DVec3; 3]> + '_ {
         let o = self.origin();
-        self.pieces.iter().map(move |t| t.map(|p| p + o))
+        self.committed.pieces.iter().map(move |t| t.map(|p| p + o))
     }
 
     /// The emerged pieces of the last step, world coordinates, outward winding.

@@ -92,3 +92,27 @@ pub(crate) fn non_negative(name: &str, value: f64) -> Result<f64> {
         Err(Error::argument(format!("{name} must be finite and >= 0, got {value}")))
     }
 }
+
+/// Checks that `value` is finite and its magnitude at most `limit` (keel refuses
+/// numbers so large that the physics built on them would overflow).
+pub(crate) fn within(name: &str, value: f64, limit: f64) -> Result<f64> {
+    finite(name, value)?;
+    if value.abs() > limit {
+        return Err(Error::argument(format!(
+            "{name} must be within +-{limit:e}, got {value}"
+        )));
+    }
+    Ok(value)
+}
+
+/// Checks that `value` is in `(0, limit]`.
+pub(crate) fn positive_up_to(name: &str, value: f64, limit: f64) -> Result<f64> {
+    positive(name, value)?;
+    within(name, value, limit)
+}
+
+/// Checks that `value` is in `[0, limit]`.
+pub(crate) fn non_negative_up_to(name: &str, value: f64, limit: f64) -> Result<f64> {
+    non_negative(name, value)?;
+    within(name, value, limit)
+}

@@ -26,6 +26,9 @@ const WELD_TOLERANCE: f64 = 1e-5;
 /// scale is zero within f32 rounding (eight ulps) and is skipped.
 const DEGENERATE_TOLERANCE: f64 = 1e-6;
 
+/// The farthest a hull vertex may be from the body's origin, m.
+pub const MAX_VERTEX_COORDINATE: f32 = 1e6;
+
 /// What a host passes to create a hull.
 #[derive(Clone, Copy, Debug)]
 pub struct HullDesc<'a> {
@@ -112,6 +115,16 @@ impl Hull {
         }
         if let Some(i) = vertices.iter().position(|v| !v.is_finite()) {
             return Err(Error::mesh(format!("vertex {i} is not finite: {:?}", vertices[i])));
+        }
+        if let Some(i) = vertices
+            .iter()
+            .position(|v| v.abs().max_element() > MAX_VERTEX_COORDINATE)
+        {
+            return Err(Error::mesh(format!(
+                "vertex {i} {:?} is more than {MAX_VERTEX_COORDINATE:e} m from the hull's origin: hull vertices are \
+                 body-local, in metres",
+                vertices[i]
+            )));
         }
 
         let input: Vec<DVec3> = vertices.iter().map(|v| v.as_dvec3()).collect();

@@ -11,7 +11,7 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use crate::body::{Body, BodyDesc, BodyForces, BodyState, Environment, check_dt};
-use crate::error::{Error, ErrorKind, Result, non_negative, positive};
+use crate::error::{Error, ErrorKind, Result, non_negative_up_to, positive_up_to, within};
 use crate::handle::{HandleKind, Slots};
 use crate::hull::{Hull, HullDesc, HullInfo};
 use crate::water::Water;
@@ -25,6 +25,20 @@ pub struct HullId(pub u64);
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[repr(transparent)]
 pub struct BodyId(pub u64);
+
+/// The largest water animation time, s (30,000 years).
+pub const MAX_TIME: f64 = 1e12;
+/// The fastest wind or current, m/s.
+pub const MAX_FLOW: f64 = 1e4;
+
+fn check_flow(name: &str, velocity: DVec3) -> Result<DVec3> {
+    if !velocity.is_finite() || velocity.abs().max_element() > MAX_FLOW {
+        return Err(Error::argument(format!(
+            "{name} must be finite and within +-{MAX_FLOW:e} m/s, got {velocity}"
+        )));
+    }
+    Ok(velocity)
+}
 
 /// The most threads a world may ask for.
 pub const MAX_THREADS: u32 = 256;
@@ -59,10 +73,12 @@ impl Default for WorldDesc {
 impl WorldDesc {
     /// Checks every constant.
     pub fn validate(&self) -> Result<()> {
-        positive("gravity", self.gravity)?;
-        positive("water_density", self.water_density)?;
-        non_negative("air_density", self.air_density)?;
-        positive("water_viscosity", self.water_viscosity)?;
+        // Ranges far beyond any world a game has (Jupiter's gravity is 25 m/s^2, mercury
+        // 13,600 kg/m^3), but small enough that no force built on them overflows.
+        positive_up_to("gravity", self.gravity, 1e3)?;
+        positive_up_to("water_density", self.water_density, 1e5)?;
+        non_negative_up_to("air_density", self.air_density, 1e3)?;
+        positive_up_to("water_viscosity", self.water_viscosity, 1e3)?;
         if self.thread_count > MAX_THREADS {
             return Err(Error::argument(format!(
                 "thread_count must be at most {MAX_THREADS}, got {}",
@@ -141,7 +157,7 @@ pub struct World {
     wind: DVec3,
     current: DVec3,
     /// Forces of the batch being stepped, written out only once every body is done.
-    batch_forces: Vec<BodyForces>,
+    batch_forces: Vec<Result<BodyForces>>,
 }
 
 fn lock(body: &Mutex<Body>) -> MutexGuard<'_, Body> {
@@ -184,7 +200,8 @@ impl World {
 
     /// Sets the water animation time, s.
     pub fn set_time(&mut self, seconds: f64) -> Result<()> {
-        self.time = crate::error::finite("seconds", seconds)?;
+        // 1e12 s is 30,000 years: beyond it wave phases lose every digit.
+        self.time = within("seconds", seconds, MAX_TIME)?;
         Ok(())
     }
 
@@ -195,10 +212,7 @@ impl World {
 
     /// Sets the wind velocity, m/s: air resistance is relative to it.
     pub fn set_wind(&mut self, velocity: DVec3) -> Result<()> {
-        if !velocity.is_finite() {
-            return Err(Error::argument(format!("wind velocity must be finite, got {velocity}")));
-        }
-        self.wind = velocity;
+        self.wind = check_flow("wind velocity", velocity)?;
         Ok(())
     }
 
@@ -433,31 +447,34 @@ impl World {
         // panic (a bug) in one body leaves every output untouched.
         let mut results = std::mem::take(&mut self.batch_forces);
         results.clear();
-        results.resize(ids.len(), BodyForces::default());
+        results.resize(ids.len(), Ok(BodyForces::default()));
         let env = self.environment();
         let bodies = &self.bodies;
         // Validated above: the states are sound and the ids live.
         let state = |i: usize| state_of(&states[i]).validated().unwrap_or_default();
+        let body = |i: usize| bodies.get(ids[i].0).map(lock);
         let serial_water = env.water.is_serial();
         if serial_water {
             // The host's water is asked from this thread, one body after the other; a bad
             // answer fails the batch before any body has changed.
-            for (i, id) in ids.iter().enumerate() {
-                if let Some(cell) = bodies.get(id.0) {
-                    if let Err(e) = lock(cell).prepare(&state(i), &env) {
-                        self.batch_forces = results;
-                        return Err(Error::new(e.kind, format!("bodies[{i}]: {e}")));
-                    }
+            for i in 0..ids.len() {
+                let Some(mut b) = body(i) else { continue };
+                if let Err(e) = b.prepare(&state(i), &env) {
+                    drop(b);
+                    (0..i).filter_map(body).for_each(|mut b| b.undo_prepare());
+                    self.batch_forces = results;
+                    return Err(Error::new(e.kind, format!("bodies[{i}]: {e}")));
                 }
             }
         }
-        let step_one = |(i, result): (usize, &mut BodyForces)| {
-            if let Some(cell) = bodies.get(ids[i].0) {
-                let mut body = lock(cell);
-                // Built-in water cannot fail to answer.
-                if serial_water || body.prepare(&state(i), &env).is_ok() {
-                    *result = body.compute(&state(i), dt, &env);
+        let step_one = |(i, result): (usize, &mut Result<BodyForces>)| {
+            if let Some(mut b) = body(i) {
+                *result = if serial_water {
+                    Ok(())
+                } else {
+                    b.prepare(&state(i), &env)
                 }
+                .and_then(|()| b.compute(&state(i), dt, &env));
             }
         };
         match &self.pool {
@@ -466,8 +483,26 @@ impl World {
             }
             _ => results.iter_mut().enumerate().for_each(step_one),
         }
+        // All or nothing: one body that could not be stepped undoes the others' steps.
+        if let Some(failed) = results.iter().position(Result::is_err) {
+            for (i, result) in results.iter().enumerate() {
+                if result.is_ok() {
+                    if let Some(mut b) = body(i) {
+                        b.undo_step();
+                    }
+                }
+            }
+            let error = results[failed]
+                .clone()
+                .err()
+                .unwrap_or_else(|| Error::argument("a body failed"));
+            self.batch_forces = results;
+            return Err(Error::new(error.kind, format!("bodies[{failed}]: {error}")));
+        }
         for (o, forces) in out.iter_mut().zip(&results) {
-            write(forces, o);
+            if let Ok(forces) = forces {
+                write(forces, o);
+            }
         }
         self.batch_forces = results;
         Ok(())

@@ -513,3 +513,110 @@ fn a_callback_that_calls_back_into_its_own_world_gets_an_error_not_a_deadlock() 
         assert_eq!(keel_world_destroy(world), KeelStatus::KEEL_OK);
     }
 }
+
+/// Host water that is sane on one side of x = 50 and absurd (finite but enormous) on
+/// the other.
+#[derive(Debug)]
+struct Cliff;
+
+impl keel::WaterQuery for Cliff {
+    fn query(&self, points: &[DVec3], _: f64, heights: &mut [f64], _: Option<&mut [DVec3]>, v: Option<&mut [DVec3]>) {
+        for (p, h) in points.iter().zip(heights.iter_mut()) {
+            *h = if p.x > 50.0 { 1e307 } else { 0.0 };
+        }
+        if let Some(v) = v {
+            v.fill(DVec3::ZERO);
+        }
+    }
+}
+
+#[test]
+fn a_batch_with_one_body_whose_forces_overflow_fails_whole_and_changes_no_body() {
+    let mut w = World::new(&keel::WorldDesc::default()).unwrap();
+    w.set_water(Water::Custom(std::sync::Arc::new(Cliff)));
+    let mesh = simple_box(Vec3::ONE, Vec3::ZERO);
+    let hull = w.create_hull(&mesh.desc()).unwrap();
+    let ids: Vec<_> = (0..3)
+        .map(|_| {
+            w.create_body(&BodyDesc {
+                hull,
+                ..BodyDesc::default()
+            })
+            .unwrap()
+        })
+        .collect();
+    let at = |x: f64, dip: f64| BodyState {
+        position: DVec3::new(x, dip, 0.0),
+        linear_velocity: DVec3::new(0.0, -1.0, 0.0),
+        center_of_mass: DVec3::new(x, dip, 0.0),
+        ..BodyState::default()
+    };
+    let good = [at(0.0, 0.0), at(10.0, 0.1), at(20.0, -0.1)];
+    let mut out = vec![BodyForces::default(); 3];
+    w.step_bodies(&ids, &good, 0.02, &mut out, |s| *s, |f, o| *o = *f)
+        .unwrap();
+    let detail = |w: &World| -> Vec<(usize, Vec<PointForceBits>)> {
+        ids.iter()
+            .map(|id| {
+                let mut b = w.body(*id).unwrap();
+                let n = b.submerged_triangles().count();
+                (
+                    n,
+                    b.triangle_forces()
+                        .map(|f| {
+                            (
+                                f.point.to_array().map(f64::to_bits),
+                                f.force.to_array().map(f64::to_bits),
+                            )
+                        })
+                        .collect(),
+                )
+            })
+            .collect()
+    };
+    let before = detail(&w);
+    // The third body steps into the absurd water: its forces overflow.
+    let bad = [at(0.0, -0.2), at(10.0, 0.2), at(100.0, 0.0)];
+    let sentinel = out.clone();
+    let err = w
+        .step_bodies(&ids, &bad, 0.02, &mut out, |s| *s, |f, o| *o = *f)
+        .unwrap_err();
+    assert!(
+        err.message.contains("bodies[2]") && err.message.contains("not finite"),
+        "{}",
+        err.message
+    );
+    assert_eq!(out, sentinel, "nothing written");
+    assert_eq!(detail(&w), before, "no body changed");
+    // And the next good step continues from the first one, exactly as if the bad batch
+    // had never been: compare with a world that never saw it.
+    let mut fresh = World::new(&keel::WorldDesc::default()).unwrap();
+    fresh.set_water(Water::Custom(std::sync::Arc::new(Cliff)));
+    let fresh_hull = fresh.create_hull(&mesh.desc()).unwrap();
+    let fresh_ids: Vec<_> = (0..3)
+        .map(|_| {
+            fresh
+                .create_body(&BodyDesc {
+                    hull: fresh_hull,
+                    ..BodyDesc::default()
+                })
+                .unwrap()
+        })
+        .collect();
+    let mut expected = vec![BodyForces::default(); 3];
+    fresh
+        .step_bodies(&fresh_ids, &good, 0.02, &mut expected, |s| *s, |f, o| *o = *f)
+        .unwrap();
+    let next = [at(0.0, -0.05), at(10.0, 0.05), at(20.0, 0.0)];
+    w.step_bodies(&ids, &next, 0.02, &mut out, |s| *s, |f, o| *o = *f)
+        .unwrap();
+    fresh
+        .step_bodies(&fresh_ids, &next, 0.02, &mut expected, |s| *s, |f, o| *o = *f)
+        .unwrap();
+    assert_eq!(out, expected);
+    // A single step into the cliff fails the same way.
+    let err = w.step_body(ids[0], &at(100.0, 0.0), 0.02).unwrap_err();
+    assert!(err.message.contains("not finite"));
+}
+
+type PointForceBits = ([u64; 3], [u64; 3]);

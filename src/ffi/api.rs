@@ -111,7 +111,7 @@ pub extern "C" fn keel_world_set_wind(world: KeelWorld, velocity: KeelVec3) -> K
 #[unsafe(no_mangle)]
 pub extern "C" fn keel_water_set_flat(world: KeelWorld, level: f32) -> KeelStatus {
     call("keel_water_set_flat", || {
-        let level = crate::error::finite("level", level as f64)?;
+        let level = crate::error::within("level", level as f64, 1e9)?;
         with_world(world, |w| {
             w.set_water(Water::Flat(FlatWater { level }));
             Ok(())

@@ -26,13 +26,14 @@ use glam::DVec3;
 
 use crate::clip::Tri;
 
-/// Hydrostatic force on a submerged piece and its exact centre of pressure.
+/// Hydrostatic force on a submerged piece and its exact centre of pressure;
+/// `scaled_normal` is the piece's `cross(b - a, c - a)`.
 #[inline]
-pub fn pressure(piece: &Tri, rho_g: f64) -> (DVec3, DVec3) {
+pub fn pressure(piece: &Tri, scaled_normal: DVec3, rho_g: f64) -> (DVec3, DVec3) {
     let [a, b, c] = piece.v;
     let [ha, hb, hc] = piece.height.map(|d| -d);
     let depth_sum = ha + hb + hc;
-    let force = piece.scaled_normal() * (-rho_g * depth_sum / 6.0);
+    let force = scaled_normal * (-rho_g * depth_sum / 6.0);
     let point = if depth_sum > 0.0 {
         // Edge midpoints weighted by their depths; the factors of 1/2 cancel.
         ((a + b) * (ha + hb) + (b + c) * (hb + hc) + (c + a) * (hc + ha)) / (4.0 * depth_sum)
@@ -44,9 +45,9 @@ pub fn pressure(piece: &Tri, rho_g: f64) -> (DVec3, DVec3) {
 
 /// The same force applied at the piece's centroid (Kerner's and the thesis's shortcut).
 #[inline]
-pub fn pressure_at_centroid(piece: &Tri, rho_g: f64) -> (DVec3, DVec3) {
+pub fn pressure_at_centroid(piece: &Tri, scaled_normal: DVec3, rho_g: f64) -> (DVec3, DVec3) {
     let depth_sum = -(piece.height[0] + piece.height[1] + piece.height[2]);
-    (piece.scaled_normal() * (-rho_g * depth_sum / 6.0), piece.centroid())
+    (scaled_normal * (-rho_g * depth_sum / 6.0), piece.centroid())
 }
 
 /// Running integrals of the submerged volume (module docs).
@@ -59,12 +60,12 @@ pub struct SubmergedVolume {
 }
 
 impl SubmergedVolume {
-    /// Adds one submerged piece of a closed hull.
+    /// Adds one submerged piece of a closed hull (`scaled_normal`: its `cross(b - a, c - a)`).
     #[inline]
-    pub fn add(&mut self, piece: &Tri) {
+    pub fn add(&mut self, piece: &Tri, scaled_normal: DVec3) {
         let [a, b, c] = piece.v;
         let [ha, hb, hc] = piece.height.map(|d| -d);
-        let area_y = 0.5 * piece.scaled_normal().y;
+        let area_y = 0.5 * scaled_normal.y;
         let mids = [0.5 * (a + b), 0.5 * (b + c), 0.5 * (c + a)];
         let depths = [0.5 * (ha + hb), 0.5 * (hb + hc), 0.5 * (hc + ha)];
         self.volume -= area_y * (ha + hb + hc) / 3.0;
@@ -105,8 +106,14 @@ mod tests {
             DVec3::new(1.0, -1.0, 0.0),
             DVec3::new(1.0, 0.0, 0.0),
         );
-        let (f1, c1) = pressure(&flat([p, q, r], 0.0), 1.0);
-        let (f2, c2) = pressure(&flat([p, r, s], 0.0), 1.0);
+        let (f1, c1) = {
+            let t = flat([p, q, r], 0.0);
+            pressure(&t, t.scaled_normal(), 1.0)
+        };
+        let (f2, c2) = {
+            let t = flat([p, r, s], 0.0);
+            pressure(&t, t.scaled_normal(), 1.0)
+        };
         let force = f1 + f2;
         let point = (c1 * f1.z + c2 * f2.z) / force.z;
         // Force = rho g h_c A = 0.5, pushing against the normal (-z); centre at depth 2/3.
@@ -128,8 +135,8 @@ mod tests {
         let mut force = DVec3::ZERO;
         for f in faces {
             let tri = flat(f.map(|i| v[i]), 0.0);
-            integral.add(&tri);
-            force += pressure(&tri, 1.0).0;
+            integral.add(&tri, tri.scaled_normal());
+            force += pressure(&tri, tri.scaled_normal(), 1.0).0;
         }
         let volume = (v[1] - v[0]).dot((v[2] - v[0]).cross(v[3] - v[0])).abs() / 6.0;
         let centroid = (v[0] + v[1] + v[2] + v[3]) / 4.0;

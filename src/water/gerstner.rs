@@ -21,7 +21,7 @@ use std::f64::consts::TAU;
 use glam::{DMat2, DVec2, DVec3};
 
 use super::{WaterSample, WaterSurface};
-use crate::error::{Error, Result, finite, non_negative, positive};
+use crate::error::{Error, Result, non_negative, positive, positive_up_to, within};
 
 /// One wave of a Gerstner sea.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -64,15 +64,22 @@ impl GerstnerWater {
     /// A Gerstner sea for gravity `gravity`; refuses non-finite numbers, non-positive
     /// wavelengths, zero directions and steepness outside [0, 1].
     pub fn new(waves: &[GerstnerWave], level: f64, gravity: f64) -> Result<Self> {
-        finite("level", level)?;
+        within("level", level, 1e9)?;
         positive("gravity", gravity)?;
         let mut out = Vec::with_capacity(waves.len());
         for (i, w) in waves.iter().enumerate() {
             let name = |field: &str| format!("waves[{i}].{field}");
-            finite(&name("amplitude"), w.amplitude)?;
-            positive(&name("wavelength"), w.wavelength)?;
+            within(&name("amplitude"), w.amplitude, 1e4)?;
+            positive_up_to(&name("wavelength"), w.wavelength, 1e7)?;
+            if w.wavelength < 1e-3 {
+                return Err(Error::argument(format!(
+                    "{} must be at least 1 mm, got {}",
+                    name("wavelength"),
+                    w.wavelength
+                )));
+            }
             non_negative(&name("steepness"), w.steepness)?;
-            finite(&name("phase"), w.phase)?;
+            within(&name("phase"), w.phase, 1e6)?;
             if w.steepness > 1.0 {
                 return Err(Error::argument(format!(
                     "{} must be in [0, 1], got {}",

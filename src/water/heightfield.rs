@@ -12,7 +12,7 @@
 use glam::DVec3;
 
 use super::{WaterSample, WaterSurface};
-use crate::error::{Error, Result, finite, positive};
+use crate::error::{Error, Result, positive_up_to, within};
 
 /// The most samples a heightfield may have (a 8192 x 8192 grid).
 pub const MAX_SAMPLES: usize = 1 << 26;
@@ -60,12 +60,17 @@ impl HeightfieldWater {
                 heights.len()
             )));
         }
-        finite("origin_x", origin_x)?;
-        finite("origin_z", origin_z)?;
-        positive("cell_size", cell_size)?;
-        if let Some(i) = heights.iter().position(|h| !h.is_finite()) {
+        within("origin_x", origin_x, 1e9)?;
+        within("origin_z", origin_z, 1e9)?;
+        positive_up_to("cell_size", cell_size, 1e9)?;
+        if cell_size < 1e-6 {
             return Err(Error::argument(format!(
-                "heights[{i}] (ix = {}, iz = {}) is not finite: {}",
+                "cell_size must be at least 1e-6 m, got {cell_size}"
+            )));
+        }
+        if let Some(i) = heights.iter().position(|h| !h.is_finite() || h.abs() > 1e9) {
+            return Err(Error::argument(format!(
+                "heights[{i}] (ix = {}, iz = {}) is not a finite height within +-1e9 m: {}",
                 i % count_x,
                 i / count_x,
                 heights[i]

@@ -20,7 +20,7 @@ use glam::DVec3;
 use noise::{NoiseFn, Perlin};
 
 use super::{WaterSample, WaterSurface};
-use crate::error::{Result, finite};
+use crate::error::{Result, within};
 
 /// The thesis's Perlin water.
 #[derive(Clone, Debug)]
@@ -37,10 +37,10 @@ impl PerlinWater {
     /// Perlin water with the thesis's parameters (`perlinScale`, `wavespeed`,
     /// `waveHeight`, `onlyX`); every number must be finite.
     pub fn new(level: f64, scale: f64, speed: f64, wave_height: f64, only_x: bool) -> Result<Self> {
-        finite("level", level)?;
-        finite("perlin_scale", scale)?;
-        finite("wave_speed", speed)?;
-        finite("wave_height", wave_height)?;
+        within("level", level, 1e9)?;
+        within("perlin_scale", scale, 1e6)?;
+        within("wave_speed", speed, 1e6)?;
+        within("wave_height", wave_height, 1e6)?;
         Ok(Self {
             level,
             scale,
@@ -111,9 +111,11 @@ mod tests {
             assert!(water.height(x, 3.0, t).is_finite());
             assert!(water.sample(x, 3.0, t).normal.is_finite());
         }
-        let huge = PerlinWater::new(0.0, 1e300, 1e300, 1.0, true).unwrap();
+        let huge = PerlinWater::new(0.0, 1e6, 1e6, 1.0, true).unwrap();
+        assert!(huge.height(1e9, -1e9, 1e12).is_finite());
+        assert!(huge.sample(1e9, -1e9, 1e12).velocity.is_finite());
         assert!(huge.height(1e300, -1e300, 1e300).is_finite());
-        assert!(huge.sample(1e300, -1e300, 1e300).velocity.is_finite());
+        assert!(PerlinWater::new(0.0, 1e300, 0.5, 1.0, false).is_err());
         // 256 noise cells are 2560 m at scale 0.1 (and 6 * 2560 m for the fine octave).
         assert!((water.height(1.5, 2.5, 4.0) - water.height(1.5 + 6.0 * 2560.0, 2.5, 4.0)).abs() < 1e-9);
     }

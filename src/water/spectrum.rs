@@ -26,7 +26,7 @@ use std::f64::consts::{PI, TAU};
 use glam::DVec2;
 
 use super::GerstnerWave;
-use crate::error::{Error, Result, positive};
+use crate::error::{Error, Result, positive, positive_up_to};
 
 /// The most waves a spectrum may be cut into.
 pub const MAX_WAVES: u32 = 256;
@@ -79,7 +79,7 @@ pub fn waves(
     seed: u64,
     gravity: f64,
 ) -> Result<Vec<GerstnerWave>> {
-    positive("wind_speed", wind_speed)?;
+    positive_up_to("wind_speed", wind_speed, 200.0)?;
     positive("gravity", gravity)?;
     if !direction.is_finite() || direction.length() == 0.0 {
         return Err(Error::argument(format!(
