@@ -57,8 +57,15 @@ impl PerlinWater {
     /// from overflowing far from the origin or late in time.
     #[inline]
     fn p(&self, x: f64, z: f64) -> f64 {
-        // Beyond f64's range (a huge scale times a huge coordinate) any cell will do.
-        let wrap = |v: f64| if v.is_finite() { v.rem_euclid(256.0) } else { 0.0 };
+        // `v - 256 floor(v / 256)` is exact (256 is a power of two) and, unlike
+        // `rem_euclid`, not a software fmod. Beyond f64's range any cell will do.
+        let wrap = |v: f64| {
+            if v.is_finite() {
+                v - 256.0 * (v * (1.0 / 256.0)).floor()
+            } else {
+                0.0
+            }
+        };
         0.5 * (self.noise.get([wrap(x), wrap(z)]) + 1.0)
     }
 }
