@@ -10,22 +10,7 @@ use keel::{BodyDesc, BodyState, World, WorldDesc};
 fn main() -> keel::Result<()> {
     let mut world = World::new(&WorldDesc::default())?;
     // A box hull: 8 corners, 12 triangles wound so that cross(b - a, c - a) points out.
-    let half = Vec3::new(1.0, 0.25, 1.0);
-    let vertices: Vec<Vec3> = (0..8)
-        .map(|i| half * Vec3::new([-1.0, 1.0][i & 1], [-1.0, 1.0][(i >> 1) & 1], [-1.0, 1.0][(i >> 2) & 1]))
-        .collect();
-    let quads = [
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-    ];
-    let indices: Vec<u32> = quads
-        .iter()
-        .flat_map(|q| [q[0], q[1], q[2], q[0], q[2], q[3]])
-        .collect();
+    let (vertices, indices) = keel::hull::box_mesh(Vec3::new(2.0, 0.5, 2.0));
     let hull = world.create_hull(&keel::HullDesc {
         vertices: &vertices,
         indices: &indices,

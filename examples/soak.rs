@@ -27,27 +27,7 @@ fn main() -> keel::Result<()> {
         })
         .collect();
     world.set_water(Water::Gerstner(GerstnerWater::new(&waves, 0.0, 9.81)?));
-    let vertices: Vec<Vec3> = (0..8)
-        .map(|i| {
-            Vec3::new(
-                [-0.5, 0.5][i & 1],
-                [-0.25, 0.25][(i >> 1) & 1],
-                [-1.0, 1.0][(i >> 2) & 1],
-            )
-        })
-        .collect();
-    let quads = [
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-    ];
-    let indices: Vec<u32> = quads
-        .iter()
-        .flat_map(|q| [q[0], q[1], q[2], q[0], q[2], q[3]])
-        .collect();
+    let (vertices, indices) = keel::hull::box_mesh(Vec3::new(1.0, 0.5, 2.0));
     let hull = world.create_hull(&keel::HullDesc {
         vertices: &vertices,
         indices: &indices,

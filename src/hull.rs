@@ -26,6 +26,28 @@ const WELD_TOLERANCE: f64 = 1e-5;
 /// scale is zero within f32 rounding (eight ulps) and is skipped.
 const DEGENERATE_TOLERANCE: f64 = 1e-6;
 
+/// A box of `size` centred on the origin: 8 vertices and 12 triangles wound outward, a
+/// ready-made hull for crates, rafts and barges.
+pub fn box_mesh(size: Vec3) -> (Vec<Vec3>, Vec<u32>) {
+    let vertices = (0..8)
+        .map(|i| (Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32) - 0.5) * size)
+        .collect();
+    // Faces -x, +x, -y, +y, -z, +z as quads, each split into two triangles.
+    let quads = [
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+    ];
+    let indices = quads
+        .iter()
+        .flat_map(|q| [q[0], q[1], q[2], q[0], q[2], q[3]])
+        .collect();
+    (vertices, indices)
+}
+
 /// The farthest a hull vertex may be from the body's origin, m.
 pub const MAX_VERTEX_COORDINATE: f32 = 1e6;
 

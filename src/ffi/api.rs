@@ -638,6 +638,18 @@ unsafe fn copy_detail<T>(
     Ok(())
 }
 
+/// The two-call pattern for world points grouped `N` to an item (3 per triangle, 2 per
+/// waterline segment); capacities and counts are in points.
+unsafe fn copy_points<const N: usize>(
+    items: impl ExactSizeIterator<Item = [DVec3; N]>,
+    out: *mut KeelVec3,
+    capacity: u32,
+    out_count: *mut u32,
+) -> Result<()> {
+    let needed = N * items.len();
+    unsafe { copy_detail(needed, items.flatten().map(KeelVec3::from), out, capacity, out_count) }
+}
+
 /// (point, force) pairs, world, whose sum and moment about the centre of mass reproduce
 /// the last step's force and torque, apart from the angular-damping couple.
 ///
@@ -679,17 +691,7 @@ pub unsafe extern "C" fn keel_body_get_submerged_triangles(
     call("keel_body_get_submerged_triangles", || {
         with_world(world, |w| {
             let b = w.body(BodyId(body))?;
-            let tris = b.submerged_triangles();
-            let needed = 3 * tris.len();
-            unsafe {
-                copy_detail(
-                    needed,
-                    tris.flatten().map(KeelVec3::from),
-                    out_vertices,
-                    capacity,
-                    out_count,
-                )
-            }
+            unsafe { copy_points(b.submerged_triangles(), out_vertices, capacity, out_count) }
         })
     })
 }
@@ -710,17 +712,7 @@ pub unsafe extern "C" fn keel_body_get_emerged_triangles(
     call("keel_body_get_emerged_triangles", || {
         with_world(world, |w| {
             let mut b = w.body(BodyId(body))?;
-            let tris = b.emerged_triangles();
-            let needed = 3 * tris.len();
-            unsafe {
-                copy_detail(
-                    needed,
-                    tris.flatten().map(KeelVec3::from),
-                    out_vertices,
-                    capacity,
-                    out_count,
-                )
-            }
+            unsafe { copy_points(b.emerged_triangles(), out_vertices, capacity, out_count) }
         })
     })
 }
@@ -742,17 +734,7 @@ pub unsafe extern "C" fn keel_body_get_waterline(
     call("keel_body_get_waterline", || {
         with_world(world, |w| {
             let mut b = w.body(BodyId(body))?;
-            let segments = b.waterline();
-            let needed = 2 * segments.len();
-            unsafe {
-                copy_detail(
-                    needed,
-                    segments.flatten().map(KeelVec3::from),
-                    out_points,
-                    capacity,
-                    out_count,
-                )
-            }
+            unsafe { copy_points(b.waterline(), out_points, capacity, out_count) }
         })
     })
 }
