@@ -482,6 +482,8 @@ struct Conditions {
 /// What the last step saw: enough to replay it exactly.
 #[derive(Clone, Copy, Debug)]
 struct Replay {
+    /// The description the step used (the host may change it before asking for detail).
+    desc: BodyDesc,
     state: BodyState,
     dt: f64,
     conditions: Conditions,
@@ -637,8 +639,6 @@ impl Body {
     pub(crate) fn set_desc(&mut self, desc: BodyDesc) {
         self.desc = desc;
         self.size_patch();
-        // The detail replays the last step with the current description.
-        self.detail = None;
     }
 
     /// The patch's buffers, only for hulls that can use it (more vertices than samples).
@@ -663,14 +663,14 @@ impl Body {
 
     /// Inertia tensor about the centre of mass, world axes, of a body of the hull's shape
     /// and this body's mass (the host's true inertia is not known to keel).
-    fn inertia(&self, state: &BodyState, com: DVec3) -> DMat3 {
+    fn inertia(&self, state: &BodyState, com: DVec3, mass: f64) -> DMat3 {
         let rotation = DMat3::from_quat(state.rotation);
         let centroid = rotation * self.hull.info.centroid;
         let d = com - centroid;
         let about_centroid = rotation * self.hull.unit_inertia * rotation.transpose();
         let shift =
             DMat3::from_diagonal(DVec3::splat(d.length_squared())) - DMat3::from_cols(d * d.x, d * d.y, d * d.z);
-        (about_centroid + shift) * self.desc.mass
+        (about_centroid + shift) * mass
     }
 
     /// Computes the forces of one step of length `dt` from a validated state.
@@ -714,6 +714,7 @@ impl Body {
             water_moves: self.needs_water_velocity(env),
         };
         let replay = Replay {
+            desc: self.desc,
             state: *state,
             dt,
             conditions,
@@ -793,12 +794,12 @@ impl Body {
         sink: &mut S,
     ) -> BodyForces {
         let Replay {
+            desc,
             state,
             dt,
             conditions: env,
             had_history,
         } = *replay;
-        let desc = self.desc;
         let on = |bit: u32| desc.forces & bit != 0;
         let lumped = on(FORCE_LUMPED_RESISTANCE);
         let (viscous_on, drag_on, air_on) = (
@@ -815,7 +816,7 @@ impl Body {
         let info = self.hull.info;
         let rho = env.water_density;
         let rho_g = rho * env.gravity;
-        let inertia = self.inertia(&state, com);
+        let inertia = self.inertia(&state, com, desc.mass);
         let slam = SlammingParams {
             power: desc.slamming_power,
             max_acceleration: desc.slamming_max_acceleration,

@@ -631,3 +631,33 @@ fn a_raft_rocking_about_its_diagonal_is_damped_like_one_rocking_about_an_edge() 
         );
     }
 }
+
+#[test]
+fn the_detail_of_a_step_stays_that_steps_after_the_description_changes() {
+    let mut w = world();
+    let (id, mut raft) = box_body(
+        &mut w,
+        RAFT,
+        1000.0,
+        BodyDesc::default(),
+        DVec3::new(0.0, 0.1, 0.0),
+        DQuat::IDENTITY,
+    );
+    raft.velocity = DVec3::new(1.0, -0.5, 0.3);
+    let f = w.step_body(id, &raft.state(), DT).unwrap();
+    let hull = w.body(id).unwrap().desc().hull;
+    let heavier = BodyDesc {
+        hull,
+        mass: 5000.0,
+        forces: keel::forces::FORCE_DAMPING,
+        linear_damping: 1e4,
+        ..BodyDesc::default()
+    };
+    w.set_body_desc(id, &heavier).unwrap();
+    let sum: DVec3 = w.body(id).unwrap().triangle_forces().map(|p| p.force).sum();
+    assert!(
+        (sum - f.force).length() < 1e-9 * f.force.length(),
+        "{sum} vs {}",
+        f.force
+    );
+}

@@ -164,10 +164,14 @@ impl Water {
     }
 }
 
+/// The highest or lowest water surface, m (as far as bodies may be from the origin).
+pub const MAX_HEIGHT: f64 = 1e9;
+
 fn check_answers(heights: &[f64], normals: Option<&[DVec3]>, velocities: Option<&[DVec3]>) -> Result<()> {
-    if let Some(i) = heights.iter().position(|h| !h.is_finite()) {
+    if let Some(i) = heights.iter().position(|h| !h.is_finite() || h.abs() > MAX_HEIGHT) {
         return Err(Error::argument(format!(
-            "the water callback answered a height of {} for point {i}: heights must be finite",
+            "the water callback answered a height of {} for point {i}: heights must be finite and within \
+             +-{MAX_HEIGHT:e} m",
             heights[i]
         )));
     }
