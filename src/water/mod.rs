@@ -166,6 +166,8 @@ impl Water {
 
 /// The highest or lowest water surface, m (as far as bodies may be from the origin).
 pub const MAX_HEIGHT: f64 = 1e9;
+/// The fastest water, m/s (as fast as a current may be).
+pub const MAX_WATER_SPEED: f64 = 1e4;
 
 fn check_answers(heights: &[f64], normals: Option<&[DVec3]>, velocities: Option<&[DVec3]>) -> Result<()> {
     if let Some(i) = heights.iter().position(|h| !h.is_finite() || h.abs() > MAX_HEIGHT) {
