@@ -71,8 +71,40 @@ fn time(budget: Duration, mut f: impl FnMut()) -> f64 {
     samples[samples.len() / 2]
 }
 
+/// CPU ticks: (busy on the whole machine, this process's, all), from /proc (Linux).
+fn ticks() -> Option<(u64, u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let cpu: Vec<u64> = stat
+        .lines()
+        .next()?
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    let all: u64 = cpu.iter().take(8).sum();
+    let idle = cpu.get(3)? + cpu.get(4)?;
+    let own = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let fields: Vec<u64> = own
+        .rsplit(')')
+        .next()?
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    Some((all - idle, fields.iter().sum(), all))
+}
+
+/// Share of the machine's CPU time that other processes used between two `ticks()`.
+fn others(before: Option<(u64, u64, u64)>, after: Option<(u64, u64, u64)>) -> Option<f64> {
+    let ((b0, o0, a0), (b1, o1, a1)) = (before?, after?);
+    (a1 > a0).then(|| (b1 - b0).saturating_sub(o1 - o0) as f64 / (a1 - a0) as f64)
+}
+
 struct Row {
     name: String,
+    /// Share of the CPUs other processes used while this row was timed.
+    others: Option<f64>,
     bodies: usize,
     triangles: usize,
     threads: usize,
@@ -86,13 +118,15 @@ fn run(name: &str, desc: &SceneDesc<'_>, each: bool, budget: Duration, compare_o
     let before = HELD.load(Ordering::Relaxed);
     let mut scene = Scene::new(desc);
     let held = HELD.load(Ordering::Relaxed) - before;
+    let start = ticks();
     let step = if each {
         time(budget, || scene.step_each())
     } else {
         time(budget, || scene.step())
     };
-    let row = Row {
+    let mut row = Row {
         name: name.to_string(),
+        others: others(start, ticks()),
         bodies: desc.count,
         triangles: scene.triangles,
         threads: if each { 1 } else { scene.world.thread_count() },
@@ -103,10 +137,12 @@ fn run(name: &str, desc: &SceneDesc<'_>, each: bool, budget: Duration, compare_o
     drop(scene);
     if compare_one_thread && row.threads > 1 {
         let mut scene = Scene::new(&SceneDesc { threads: 1, ..*desc });
-        let one = time(budget, || scene.step());
-        return Row {
-            one_thread: Some(one),
-            ..row
+        let start = ticks();
+        row.one_thread = Some(time(budget, || scene.step()));
+        let one_thread_others = others(start, ticks());
+        row.others = match (row.others, one_thread_others) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
         };
     }
     row
@@ -160,9 +196,20 @@ fn main() {
         run("1024 cubes, Perlin, batch", &cubes(1024), false, short, true),
         run("10000 cubes, Perlin, batch", &cubes(10000), false, long, false),
         run(
-            "1 bunny, Gerstner-16, step_body",
+            "1 bunny, Gerstner-16, patch 16",
             &SceneDesc {
                 sea: Sea::Gerstner16,
+                ..SceneDesc::new(&bunny, 1, 300.0)
+            },
+            true,
+            short,
+            false,
+        ),
+        run(
+            "1 bunny, Gerstner-16, no patch",
+            &SceneDesc {
+                sea: Sea::Gerstner16,
+                water_patch_cells: 0,
                 ..SceneDesc::new(&bunny, 1, 300.0)
             },
             true,
@@ -179,7 +226,7 @@ fn main() {
     ];
 
     println!(
-        "{:<32} {:>6} {:>9} {:>4} {:>10} {:>10} {:>7} {:>11} {:>8} {:>9} {:>10}",
+        "{:<32} {:>6} {:>9} {:>4} {:>10} {:>10} {:>7} {:>11} {:>8} {:>9} {:>10} {:>6}",
         "scenario",
         "bodies",
         "tris",
@@ -190,7 +237,8 @@ fn main() {
         "1 thr/step",
         "1 thr/tri",
         "speed-up",
-        "mem/body"
+        "mem/body",
+        "others"
     );
     for r in &rows {
         let (one, one_tri, speedup) = match r.one_thread {
@@ -202,7 +250,7 @@ fn main() {
             None => ("-".to_string(), "-".to_string(), "-".to_string()),
         };
         println!(
-            "{:<32} {:>6} {:>9} {:>4} {:>10} {:>10} {:>7.1} {:>11} {:>8} {:>9} {:>7.0} KB",
+            "{:<32} {:>6} {:>9} {:>4} {:>10} {:>10} {:>7.1} {:>11} {:>8} {:>9} {:>7.0} KB {:>6}",
             r.name,
             r.bodies,
             r.triangles,
@@ -214,7 +262,12 @@ fn main() {
             one_tri,
             speedup,
             r.bytes_per_body / 1024.0,
+            r.others.map_or("?".to_string(), |o| format!("{:.0}%", 100.0 * o)),
         );
     }
-    println!("\ntotal {:.1} s", started.elapsed().as_secs_f64());
+    println!(
+        "\nothers: CPU share other processes used while a row was timed; above a few % its times \
+         (and speed-ups) are not clean.\ntotal {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
 }

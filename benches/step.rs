@@ -14,6 +14,8 @@ use std::time::Duration;
 
 use common::{ALL_FORCES, FORCE_SETS, LUMPED, Scene, SceneDesc, Sea};
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use glam::DVec3;
+use keel::body::DEFAULT_WATER_PATCH_CELLS;
 use keel::forces::{FORCE_AIR, FORCE_PRESSURE_DRAG, FORCE_SLAMMING, FORCE_VISCOUS};
 use keel::{BuoyancyModel, WaterSurface};
 
@@ -130,19 +132,22 @@ fn buoyancy(c: &mut Criterion) {
 }
 
 /// Bourg's lumped resistance (with slamming) against the per-triangle forces it replaces
-/// (viscous, pressure drag, air, with slamming), on a boat at 3 m/s: one boat of 43 and of
-/// 635 triangles, and 1024 small boats in a batch on every core.
+/// (viscous, pressure drag, air, with slamming), on a boat at 3 m/s: one boat of 43
+/// triangles (on flat and Perlin water) and of 635, and 1024 small boats in a batch on
+/// every core.
 fn lumped(c: &mut Criterion) {
     let per_triangle = FORCE_VISCOUS | FORCE_PRESSURE_DRAG | FORCE_AIR | FORCE_SLAMMING;
     let sets = [("lumped", LUMPED), ("per_triangle", per_triangle), ("none", 0)];
     let mut group = heavy(c, "lumped");
-    for (label, mesh, count) in [
-        ("boat43", common::small_boat(), 1),
-        ("boat635", common::fine_boat(), 1),
-        ("boats43x1024", common::small_boat(), 1024),
+    for (label, mesh, count, sea) in [
+        ("boat43", common::small_boat(), 1, Sea::Flat),
+        ("boat43_perlin", common::small_boat(), 1, Sea::Perlin),
+        ("boat635", common::fine_boat(), 1, Sea::Flat),
+        ("boats43x1024", common::small_boat(), 1024, Sea::Flat),
     ] {
         let mut scene = Scene::new(&SceneDesc {
             speed: 3.0,
+            sea,
             ..SceneDesc::new(&mesh, count, 1500.0)
         });
         for (name, forces) in sets {
@@ -158,8 +163,10 @@ fn lumped(c: &mut Criterion) {
     group.finish();
 }
 
-/// Flat, Perlin and 16-wave Gerstner water, all forces: 1024 cubes on every core and one
-/// bunny.
+/// Flat, Perlin and 16-wave Gerstner water, all forces: 1024 cubes on every core (8
+/// vertices each, fewer than a water patch's samples, so always queried per vertex) and
+/// one bunny (1839 vertices) through the default water patch (16 x 16 cells) and without
+/// it.
 fn water(c: &mut Criterion) {
     let cube = common::cube();
     let bunny = common::bunny();
@@ -172,11 +179,17 @@ fn water(c: &mut Criterion) {
         batch(&mut group, BenchmarkId::new("cubes1024", sea.name()), &mut scene);
     }
     for sea in [Sea::Flat, Sea::Perlin, Sea::Gerstner16] {
-        let mut scene = Scene::new(&SceneDesc {
-            sea,
-            ..SceneDesc::new(&bunny, 1, BUNNY_MASS)
-        });
-        each(&mut group, BenchmarkId::new("bunny", sea.name()), &mut scene);
+        for (label, cells) in [("bunny", DEFAULT_WATER_PATCH_CELLS), ("bunny_no_patch", 0)] {
+            if sea == Sea::Flat && cells == 0 {
+                continue; // flat water never goes through the patch
+            }
+            let mut scene = Scene::new(&SceneDesc {
+                sea,
+                water_patch_cells: cells,
+                ..SceneDesc::new(&bunny, 1, BUNNY_MASS)
+            });
+            each(&mut group, BenchmarkId::new(label, sea.name()), &mut scene);
+        }
     }
     group.finish();
 }
@@ -200,29 +213,35 @@ fn threads(c: &mut Criterion) {
     group.finish();
 }
 
-/// Cost of one water height (and full sample) query per model, over 1000 points.
+/// Cost of one water query per model over 1000 points: `WaterSurface::height` one point at
+/// a time, the batch of heights and velocities a step asks for (`Water::sample_into`),
+/// and the full sample with the normal.
 fn water_query(c: &mut Criterion) {
     let points = common::query_points();
+    let (mut heights, mut velocities) = (vec![0.0; points.len()], vec![DVec3::ZERO; points.len()]);
     let mut group = c.benchmark_group("water_query");
     group.throughput(Throughput::Elements(points.len() as u64));
     for sea in [Sea::Flat, Sea::Perlin, Sea::Gerstner16] {
         let water = sea.water();
         group.bench_function(BenchmarkId::new("height", sea.name()), |b| {
             b.iter(|| {
-                let mut sum = 0.0;
-                for &(x, z) in &points {
-                    sum += WaterSurface::height(black_box(&water), x, z, 1.25);
+                for (p, h) in points.iter().zip(heights.iter_mut()) {
+                    *h = WaterSurface::height(black_box(&water), p.x, p.z, 1.25);
                 }
-                sum
+            })
+        });
+        group.bench_function(BenchmarkId::new("height_velocity_batch", sea.name()), |b| {
+            b.iter(|| {
+                black_box(&water)
+                    .sample_into(&points, 1.25, &mut heights, None, Some(&mut velocities))
+                    .expect("water sample")
             })
         });
         group.bench_function(BenchmarkId::new("sample", sea.name()), |b| {
             b.iter(|| {
-                let mut sum = 0.0;
-                for &(x, z) in &points {
-                    sum += WaterSurface::sample(black_box(&water), x, z, 1.25).velocity.y;
+                for (p, v) in points.iter().zip(velocities.iter_mut()) {
+                    *v = WaterSurface::sample(black_box(&water), p.x, p.z, 1.25).normal;
                 }
-                sum
             })
         });
     }

@@ -478,7 +478,8 @@ impl World {
             }
         };
         match &self.pool {
-            Some(Workers { pool: Some(pool), .. }) => {
+            // Waking the workers costs more than stepping a lone body.
+            Some(Workers { pool: Some(pool), .. }) if results.len() > 1 => {
                 pool.install(|| results.par_iter_mut().enumerate().for_each(step_one))
             }
             _ => results.iter_mut().enumerate().for_each(step_one),

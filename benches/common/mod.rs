@@ -7,6 +7,7 @@
 use std::f64::consts::TAU;
 
 use glam::{DQuat, DVec2, DVec3, EulerRot, Vec3};
+use keel::body::DEFAULT_WATER_PATCH_CELLS;
 use keel::forces::{
     FORCE_AIR, FORCE_ALL, FORCE_DAMPING, FORCE_LUMPED_RESISTANCE, FORCE_PRESSURE_DRAG, FORCE_SLAMMING, FORCE_VISCOUS,
 };
@@ -239,6 +240,8 @@ pub struct SceneDesc<'a> {
     pub threads: u32,
     /// Forward speed along the body's Z, m/s, on top of the small random velocities.
     pub speed: f64,
+    /// Cells per side of Kerner's water patch; 0 = query the water at every vertex.
+    pub water_patch_cells: u32,
 }
 
 impl<'a> SceneDesc<'a> {
@@ -254,6 +257,7 @@ impl<'a> SceneDesc<'a> {
             sea: Sea::Flat,
             threads: 0,
             speed: 0.0,
+            water_patch_cells: DEFAULT_WATER_PATCH_CELLS,
         }
     }
 }
@@ -285,6 +289,7 @@ impl Scene {
             mass: d.mass,
             forces: d.forces,
             buoyancy: d.buoyancy,
+            water_patch_cells: d.water_patch_cells,
             ..Default::default()
         };
         let side = (d.count as f64).sqrt().ceil() as usize;
@@ -361,10 +366,10 @@ impl Scene {
     }
 }
 
-/// Horizontal points for the water-query benchmarks: 1000 points over a 100 m square.
-pub fn query_points() -> Vec<(f64, f64)> {
+/// Points for the water-query benchmarks: 1000 points over a 100 m square (y unused).
+pub fn query_points() -> Vec<DVec3> {
     let mut rng = Rng::new(5);
     (0..1000)
-        .map(|_| (rng.range(-50.0, 50.0), rng.range(-50.0, 50.0)))
+        .map(|_| DVec3::new(rng.range(-50.0, 50.0), 0.0, rng.range(-50.0, 50.0)))
         .collect()
 }
