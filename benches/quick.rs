@@ -196,7 +196,7 @@ fn main() {
         run("1024 cubes, Perlin, batch", &cubes(1024), false, short, true),
         run("10000 cubes, Perlin, batch", &cubes(10000), false, long, false),
         run(
-            "1 bunny, Gerstner-16, patch 16",
+            "1 bunny, Gerstner-16, patch",
             &SceneDesc {
                 sea: Sea::Gerstner16,
                 ..SceneDesc::new(&bunny, 1, 300.0)

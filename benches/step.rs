@@ -165,7 +165,7 @@ fn lumped(c: &mut Criterion) {
 
 /// Flat, Perlin and 16-wave Gerstner water, all forces: 1024 cubes on every core (8
 /// vertices each, fewer than a water patch's samples, so always queried per vertex) and
-/// one bunny (1839 vertices) through the default water patch (16 x 16 cells) and without
+/// one bunny (1839 vertices) through the default water patch (DEFAULT_WATER_PATCH_CELLS) and without
 /// it.
 fn water(c: &mut Criterion) {
     let cube = common::cube();

@@ -221,7 +221,8 @@ typedef struct KeelBodyDesc {
   float residual_resistance;
   // Cells per side of Kerner's water patch: costly water (Gerstner sums, a callback)
   // is sampled on a grid over the body's footprint and every vertex answered from it.
-  // 0 = query every vertex; default 16 (289 queries, or one per vertex if fewer).
+  // 0 = query every vertex; default 8 (81 queries, or one per vertex if fewer; error
+  // about A (2 pi D / (8 L))^2 / 8 for a footprint D and a shortest wavelength L).
   uint32_t water_patch_cells;
 } KeelBodyDesc;
 

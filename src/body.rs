@@ -136,12 +136,13 @@ pub const DEFAULT_SUCTION_DRAG_QUADRATIC: f64 = 250.0;
 pub const DEFAULT_SLAMMING_MULTIPLIER: f64 = 3.0;
 
 /// Default cells per side of the water patch. Costly water (a sum of Gerstner waves, a
-/// host callback) is then queried (16 + 1)^2 = 289 times per step instead of once per
+/// host callback) is then queried (8 + 1)^2 = 81 times per step instead of once per
 /// vertex; a hull with fewer vertices than that is queried per vertex anyway, and flat
 /// or heightfield water never goes through the patch. The surface between grid points is
 /// linear: for a footprint of size `D` and a shortest wavelength `L` the height error is
-/// about `A (2 pi D / (16 L))^2 / 8`, 0.2 % of the amplitude when `D = L / 2`.
-pub const DEFAULT_WATER_PATCH_CELLS: u32 = 16;
+/// about `A (2 pi D / (8 L))^2 / 8` (A the amplitude): 0.1 % of A when `D = L / 10`, 2 %
+/// when `D = L / 2`. Raise it for hulls as long as the shortest waves.
+pub const DEFAULT_WATER_PATCH_CELLS: u32 = 8;
 
 /// The most cells per side of a water patch.
 pub const MAX_WATER_PATCH_CELLS: u32 = 1024;
