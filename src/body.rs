@@ -11,7 +11,7 @@ use glam::{DMat3, DQuat, DVec3, Vec3Swizzles};
 
 use crate::clip::{self, Tri};
 use crate::error::{Error, Result, non_negative_up_to, positive};
-use crate::forces::pressure_drag::{DragCoefficients, pressure_drag_force};
+use crate::forces::pressure_drag::{DragCoefficients, pressure_drag_force_lanes};
 use crate::forces::slamming::{SlammingHistory, SlammingParams};
 use crate::forces::{
     FORCE_AIR, FORCE_ALL, FORCE_DAMPING, FORCE_DEFAULT, FORCE_LUMPED_RESISTANCE, FORCE_PER_TRIANGLE_RESISTANCE,
@@ -19,7 +19,11 @@ use crate::forces::{
     viscous,
 };
 use crate::hull::Hull;
+use crate::lanes::{F4, LANES, V4};
 use crate::water::Water;
+use crate::whole_triangles::{
+    DragParams, History, Mesh, Motion, Pressure, WetChunk, WholeParams, drag_pass, needs_three_points, whole_pass,
+};
 use crate::world::HullId;
 
 /// How buoyancy is computed (the C ABI's `KeelBuoyancyModel`).
@@ -429,6 +433,10 @@ enum Kind {
 /// the detail of the last step, the step is replayed into a [`Detail`]. Steps stay free of
 /// the memory traffic of debug geometry nobody looks at.
 trait Sink {
+    /// Whether the sink wants every piece and point force, which takes every triangle
+    /// through the one-at-a-time code; otherwise whole triangles go through the lanes of
+    /// [`crate::whole_triangles`].
+    const DETAILED: bool;
     fn emerged(&mut self, _piece: &[DVec3; 3]) {}
     fn waterline(&mut self, _segment: [DVec3; 2]) {}
     fn force(&mut self, _kind: Kind, _point: DVec3, _force: DVec3) {}
@@ -438,17 +446,22 @@ trait Sink {
 /// A step's by-products thrown away.
 struct Discard;
 
-impl Sink for Discard {}
+impl Sink for Discard {
+    const DETAILED: bool = false;
+}
 
 /// The detail of a body's last step, relative to its origin (world axes).
 #[derive(Clone, Debug, Default)]
 struct Detail {
+    submerged: Vec<[DVec3; 3]>,
     emerged: Vec<[DVec3; 3]>,
     waterline: Vec<[DVec3; 2]>,
     forces: PointForces,
 }
 
 impl Sink for Detail {
+    const DETAILED: bool = true;
+
     fn emerged(&mut self, piece: &[DVec3; 3]) {
         self.emerged.push(*piece);
     }
@@ -490,6 +503,12 @@ struct Replay {
     conditions: Conditions,
     /// Whether slamming had a previous step to compare with.
     had_history: bool,
+    /// The limiter's factors for the water's and the air's dissipative forces, once the
+    /// step has computed them. A replay reuses them rather than recomputing them from its
+    /// own sums: those differ from the step's in the last bits (the step adds whole
+    /// triangles in lanes, the replay one at a time), and with a nearly singular inertia
+    /// (a centre of mass far outside a tiny hull) the factor can amplify that.
+    limiter_scales: Option<(f64, f64)>,
 }
 
 /// Per-vertex results of sampling the water.
@@ -503,6 +522,9 @@ struct Samples {
     velocities: Vec<DVec3>,
     /// Mean water velocity over the vertices under water.
     mean_velocity: DVec3,
+    /// The body origin's height and the level of flat water: every vertex's height is then
+    /// `(origin + y) - level`, which the lanes compute instead of reading it.
+    flat: Option<(f64, f64)>,
 }
 
 impl Samples {
@@ -512,6 +534,7 @@ impl Samples {
             heights: vec![0.0; n],
             velocities: vec![DVec3::ZERO; n],
             mean_velocity: DVec3::ZERO,
+            flat: None,
         }
     }
 }
@@ -538,7 +561,7 @@ struct Output {
     pieces: Vec<[DVec3; 3]>,
     sources: Vec<u32>,
     /// Per usable triangle, what slamming remembers for the next step.
-    history: Vec<SlammingHistory>,
+    history: History,
 }
 
 impl Output {
@@ -547,7 +570,7 @@ impl Output {
         Self {
             pieces: Vec::with_capacity(2 * triangles),
             sources: Vec::with_capacity(2 * triangles),
-            history: vec![SlammingHistory::default(); triangles],
+            history: History::sized(triangles),
         }
     }
 }
@@ -568,6 +591,12 @@ pub struct Body {
     patch_points: Vec<DVec3>,
     patch_heights: Vec<f64>,
     patch_velocities: Vec<DVec3>,
+    /// The step's triangles cut by the water.
+    cut: Vec<u32>,
+    /// The wet triangles, four at a time, as the drag pass needs them ...
+    wet_chunks: Vec<WetChunk>,
+    /// ... and those whose drag takes three points.
+    three_points: Vec<u32>,
     /// Per usable triangle: its outward unit normal and the water velocity at it.
     normals: Vec<DVec3>,
     triangle_water_velocities: Vec<DVec3>,
@@ -577,7 +606,7 @@ pub struct Body {
     /// Right after a step it holds what the step replaced, so that a batch can undo it.
     spare: Output,
     /// The slamming history the last step compared with.
-    prior_history: Vec<SlammingHistory>,
+    prior_history: History,
     /// Whether a step of this hull has been taken.
     has_history: bool,
     replay: Option<Replay>,
@@ -601,11 +630,14 @@ impl Body {
             patch_points: Vec::new(),
             patch_heights: Vec::new(),
             patch_velocities: Vec::new(),
+            cut: Vec::new(),
+            wet_chunks: Vec::new(),
+            three_points: Vec::new(),
             normals: Vec::new(),
             triangle_water_velocities: Vec::new(),
             committed: Output::default(),
             spare: Output::default(),
-            prior_history: Vec::new(),
+            prior_history: History::default(),
             has_history: false,
             replay: None,
             undo: (None, false),
@@ -625,10 +657,13 @@ impl Body {
         self.next_samples = Samples::sized(n);
         self.points = vec![DVec3::ZERO; n];
         self.normals = vec![DVec3::ZERO; t];
+        self.cut = Vec::with_capacity(t);
+        self.wet_chunks = Vec::with_capacity(t.div_ceil(LANES));
+        self.three_points = Vec::with_capacity(t);
         self.triangle_water_velocities = vec![DVec3::ZERO; t];
         self.committed = Output::sized(t);
         self.spare = Output::sized(t);
-        self.prior_history = vec![SlammingHistory::default(); t];
+        self.prior_history = History::sized(t);
         self.has_history = false;
         self.replay = None;
         self.undo = (None, false);
@@ -720,10 +755,15 @@ impl Body {
             dt,
             conditions,
             had_history: self.has_history,
+            limiter_scales: None,
         };
         let prior = std::mem::take(&mut self.committed.history);
         let mut out = std::mem::take(&mut self.spare);
-        let forces = self.run(&replay, &prior, &mut out, &mut Discard);
+        let (forces, scales) = self.run(&replay, &prior, &mut out, &mut Discard);
+        let replay = Replay {
+            limiter_scales: Some(scales),
+            ..replay
+        };
         self.committed.history = prior;
         self.spare = out;
         if !forces.is_sound() {
@@ -765,6 +805,7 @@ impl Body {
             let replay = self.replay?;
             let t = self.hull.triangles.len();
             let mut detail = Detail {
+                submerged: Vec::new(),
                 emerged: Vec::with_capacity(2 * t),
                 waterline: Vec::with_capacity(t),
                 forces: PointForces::default(),
@@ -773,6 +814,7 @@ impl Body {
             // Not the spare set: right after a step it holds what undoing the step needs.
             let mut scratch = Output::sized(t);
             self.run(&replay, &prior, &mut scratch, &mut detail);
+            detail.submerged = scratch.pieces;
             self.prior_history = prior;
             self.detail = Some(detail);
         }
@@ -790,16 +832,17 @@ impl Body {
     fn run<S: Sink>(
         &mut self,
         replay: &Replay,
-        prior: &[SlammingHistory],
+        prior: &History,
         out: &mut Output,
         sink: &mut S,
-    ) -> BodyForces {
+    ) -> (BodyForces, (f64, f64)) {
         let Replay {
             desc,
             state,
             dt,
             conditions: env,
             had_history,
+            limiter_scales,
         } = *replay;
         let on = |bit: u32| desc.forces & bit != 0;
         let lumped = on(FORCE_LUMPED_RESISTANCE);
@@ -838,7 +881,66 @@ impl Body {
         let (mut projected_area, mut emerged_area, mut emerged_moment) = (0.0, 0.0, DVec3::ZERO);
         let hull = &*self.hull;
         let samples = &self.samples;
-        for (j, tri) in hull.triangles.iter().enumerate() {
+        // Whole triangles go through the lanes unless the sink wants every piece; the
+        // lanes write the history of whole triangles, then the loop below that of cut ones.
+        let mut cut = std::mem::take(&mut self.cut);
+        let mut wet_count = 0;
+        if S::DETAILED {
+            cut.clear();
+            cut.extend(0..hull.triangles.len() as u32);
+        } else {
+            let mesh = Mesh {
+                chunks: &hull.chunks,
+                triangle_count: hull.triangles.len(),
+                rotation: DMat3::from_quat(state.rotation),
+                heights: &samples.heights,
+                flat: samples.flat,
+                water_velocities: water_moves.then_some(&samples.velocities[..]),
+            };
+            let params = WholeParams {
+                rho_g,
+                pressure: match desc.buoyancy {
+                    BuoyancyModel::Pressure => Pressure::Exact,
+                    BuoyancyModel::PressureCentroid => Pressure::Centroid,
+                    _ => Pressure::Off,
+                },
+                vertical_only: desc.vertical_buoyancy_only,
+                slamming: (on(FORCE_SLAMMING) && had_history).then_some((slam, dt)),
+                air: air_on.then_some((env.air_density, desc.air_drag_coefficient, env.wind)),
+                lumped_air: lumped.then_some(air_relative),
+            };
+            let motion = Motion {
+                com,
+                velocity: v_com,
+                angular_velocity: omega,
+            };
+            let sums = whole_pass(
+                &mesh,
+                &motion,
+                &params,
+                prior,
+                &mut out.history,
+                &mut self.wet_chunks,
+                &mut cut,
+            );
+            wet_count = sums.wet_count;
+            buoyancy_sum.force += sums.buoyancy_force.sum();
+            buoyancy_sum.torque += sums.buoyancy_torque.sum();
+            slamming.force += sums.slamming_force.sum();
+            slamming.torque += sums.slamming_torque.sum();
+            volume.volume += sums.volume.sum();
+            volume.moment += sums.volume_moment.sum();
+            wetted_area += sums.area.sum();
+            wetted_moment += sums.area_moment.sum();
+            air.force += sums.air_force.sum();
+            air.torque += sums.air_torque.sum();
+            projected_area += sums.projected_area.sum();
+            emerged_area += sums.emerged_area.sum();
+            emerged_moment += sums.emerged_moment.sum();
+        }
+        for &j in &cut {
+            let j = j as usize;
+            let tri = &hull.triangles[j];
             let [a, b, c] = tri.map(|i| samples.vertices[i as usize]);
             let heights = tri.map(|i| samples.heights[i as usize]);
             let scaled = (b - a).cross(c - a);
@@ -907,14 +1009,14 @@ impl Body {
                 velocity: v_com + omega.cross(centre - com) - water_velocity,
             };
             if on(FORCE_SLAMMING) && had_history {
-                let force = slamming::slamming_force(now, prior[j], hull.areas[j], normal, dt, &slam);
+                let force = slamming::slamming_force(now, prior.get(j), hull.areas[j], normal, dt, &slam);
                 if force != DVec3::ZERO {
                     let point = moment_j / area_j;
                     slamming.add(point - com, force);
                     sink.force(Kind::Water, point, force);
                 }
             }
-            out.history[j] = now;
+            out.history.set(j, now);
 
             let emerged: &[Tri] = match (&clipped, under) {
                 (Some(c), _) => c.emerged(),
@@ -984,34 +1086,46 @@ impl Body {
         let (mut viscous_force, mut pressure_force, mut drag_torque) = (DVec3::ZERO, DVec3::ZERO, DVec3::ZERO);
         if viscous_on || drag_on {
             let cf = viscous::friction_coefficient(relative_end.length(), length, env.water_viscosity);
-            let coefficients = desc.drag_coefficients();
+            let drag = DragParams {
+                viscous: viscous_on.then_some((rho, cf)),
+                pressure: drag_on.then(|| desc.drag_coefficients()),
+            };
+            let end = Motion {
+                com,
+                velocity: v_end,
+                angular_velocity: omega_end,
+            };
+            let mut add = |(fv, fd, torque): (DVec3, DVec3, DVec3)| {
+                viscous_force += fv;
+                pressure_force += fd;
+                drag_torque += torque;
+            };
             for (piece, &j) in out.pieces.iter().zip(&out.sources) {
-                let (j, [a, b, c]) = (j as usize, *piece);
-                let normal = self.normals[j];
-                let third = (b - a).cross(c - a).dot(normal) / 6.0;
-                let water_velocity = self.triangle_water_velocities[j];
-                // The edge midpoints with a third of the area each: the rule is exact for
-                // fields quadratic over the triangle, so a triangle turning about an axis
-                // through its centroid (a box rocking about a diagonal) is still braked.
-                for point in [0.5 * (a + b), 0.5 * (b + c), 0.5 * (c + a)] {
-                    let v = v_end + omega_end.cross(point - com) - water_velocity;
-                    let fv = if viscous_on {
-                        viscous::viscous_force(v, normal, third, rho, cf)
+                let j = j as usize;
+                let (normal, water) = (self.normals[j], self.triangle_water_velocities[j]);
+                add(piece_drag(*piece, normal, water, &end, &drag, false, sink));
+            }
+            if !S::DETAILED {
+                let mut three = std::mem::take(&mut self.three_points);
+                three.clear();
+                let sums = drag_pass(&self.wet_chunks, &end, &drag, &mut three);
+                add((sums.viscous.sum(), sums.pressure.sum(), sums.torque.sum()));
+                for &j in &three {
+                    let tri = hull.triangles[j as usize];
+                    let piece = tri.map(|i| samples.vertices[i as usize]);
+                    let normal = (piece[1] - piece[0]).cross(piece[2] - piece[0]) / (2.0 * hull.areas[j as usize]);
+                    let water = if water_moves {
+                        tri.map(|i| samples.velocities[i as usize]).iter().sum::<DVec3>() / 3.0
                     } else {
                         DVec3::ZERO
                     };
-                    let fd = if drag_on {
-                        pressure_drag_force(v, normal, third, &coefficients)
-                    } else {
-                        DVec3::ZERO
-                    };
-                    viscous_force += fv;
-                    pressure_force += fd;
-                    drag_torque += (point - com).cross(fv + fd);
-                    sink.force(Kind::Water, point, fv + fd);
+                    add(piece_drag(piece, normal, water, &end, &drag, true, sink));
                 }
+                self.three_points = three;
             }
         }
+        let submerged_count = out.pieces.len() + wet_count;
+        self.cut = cut;
 
         let (mut damping_force, mut damping_couple) = (DVec3::ZERO, DVec3::ZERO);
         if on(FORCE_DAMPING) {
@@ -1044,28 +1158,33 @@ impl Body {
         }
 
         // Dissipative forces must not reverse the motion they oppose within the step.
-        let water_scale = limiter::implicit_scale(
-            viscous_force + pressure_force + slamming.force + damping_force,
-            drag_torque + slamming.torque + damping_couple,
-            &limiter::Motion {
-                velocity: relative_end,
-                angular_velocity: omega_end,
-                mass: desc.mass,
-                inertia,
-            },
-            dt,
-        );
-        let air_scale = limiter::implicit_scale(
-            air.force,
-            air.torque,
-            &limiter::Motion {
-                velocity: air_relative,
-                angular_velocity: omega,
-                mass: desc.mass,
-                inertia,
-            },
-            dt,
-        );
+        let water_scale = || {
+            limiter::implicit_scale(
+                viscous_force + pressure_force + slamming.force + damping_force,
+                drag_torque + slamming.torque + damping_couple,
+                &limiter::Motion {
+                    velocity: relative_end,
+                    angular_velocity: omega_end,
+                    mass: desc.mass,
+                    inertia,
+                },
+                dt,
+            )
+        };
+        let air_scale = || {
+            limiter::implicit_scale(
+                air.force,
+                air.torque,
+                &limiter::Motion {
+                    velocity: air_relative,
+                    angular_velocity: omega,
+                    mass: desc.mass,
+                    inertia,
+                },
+                dt,
+            )
+        };
+        let (water_scale, air_scale) = limiter_scales.unwrap_or_else(|| (water_scale(), air_scale()));
 
         // Bourg's virtual mass: everything divided by 1 + x, plus a gravity correction.
         let virtual_scale = added_mass::scale(desc.added_mass_ratio);
@@ -1094,7 +1213,7 @@ impl Body {
             submerged_volume: volume.volume.max(0.0),
             submerged_area: wetted_area,
             wetted_ratio,
-            submerged_triangle_count: out.pieces.len() as u32,
+            submerged_triangle_count: submerged_count as u32,
             ..BodyForces::default()
         };
         out.force = out.buoyancy_force
@@ -1105,7 +1224,7 @@ impl Body {
             + out.air_force;
         out.torque =
             hydrostatic.torque + (drag_torque + slamming.torque + damping_couple) * water + air.torque * air_factor;
-        out
+        (out, (water_scale, air_scale))
     }
 
     /// Transforms every vertex once into `out` and measures its height above the water,
@@ -1119,10 +1238,17 @@ impl Body {
         out: &mut Samples,
     ) -> Result<()> {
         let origin = state.position;
+        // The matrix, not the quaternion: the lanes turn the corners with the same
+        // arithmetic, so that both see the same heights to the bit.
+        let rotation = DMat3::from_quat(state.rotation);
         for ((local, rel), world) in self.hull.positions.iter().zip(&mut out.vertices).zip(&mut self.points) {
-            *rel = state.rotation * *local;
+            *rel = rotation * *local;
             *world = origin + *rel;
         }
+        out.flat = match env.water {
+            Water::Flat(flat) => Some((origin.y, flat.level)),
+            _ => None,
+        };
         if self.patch_points.is_empty() || env.water.is_cheap() {
             let v = if velocities {
                 Some(&mut out.velocities[..])
@@ -1214,9 +1340,12 @@ impl Body {
     }
 
     /// The submerged pieces of the last step, world coordinates, outward winding.
-    pub fn submerged_triangles(&self) -> impl ExactSizeIterator<Item = [DVec3; 3]> + '_ {
+    pub fn submerged_triangles(&mut self) -> impl ExactSizeIterator<Item = [DVec3; 3]> + '_ {
         let o = self.origin();
-        self.committed.pieces.iter().map(move |t| t.map(|p| p + o))
+        self.detail()
+            .map_or(&[][..], |d| &d.submerged[..])
+            .iter()
+            .map(move |t| t.map(|p| p + o))
     }
 
     /// The emerged pieces of the last step, world coordinates, outward winding.
@@ -1281,6 +1410,60 @@ impl<I: Iterator> Iterator for ExactIter<I> {
 
 impl<I: Iterator> ExactSizeIterator for ExactIter<I> {}
 
+/// Viscous and pressure drag on one submerged piece of unit normal `normal` in water
+/// moving at `water`, by the one-point rule or, when the rotation spreads the velocity
+/// across the piece or `three_points` is set, the three-point rule
+/// ([`crate::whole_triangles`]). Returns the viscous force, the pressure drag and their
+/// moment about the centre of mass.
+fn piece_drag<S: Sink>(
+    [a, b, c]: [DVec3; 3],
+    normal: DVec3,
+    water: DVec3,
+    motion: &Motion,
+    drag: &DragParams,
+    three_points: bool,
+    sink: &mut S,
+) -> (DVec3, DVec3, DVec3) {
+    let area = 0.5 * (b - a).cross(c - a).dot(normal);
+    let centroid = (a + b + c) * (1.0 / 3.0);
+    // Both rules at once in four lanes: the three edge midpoints and the centroid.
+    let points = [0.5 * (a + b), 0.5 * (b + c), 0.5 * (c + a), centroid];
+    let arms = V4::from_fn(|i| points[i]) - V4::splat(motion.com);
+    let velocity = V4::splat(motion.velocity) + V4::splat(motion.angular_velocity).cross(arms) - V4::splat(water);
+    let radius_squared = (a - centroid)
+        .length_squared()
+        .max((b - centroid).length_squared())
+        .max((c - centroid).length_squared());
+    let three_points = three_points
+        || needs_three_points(
+            motion.angular_velocity.length_squared(),
+            radius_squared,
+            velocity.lane(3).length_squared(),
+        );
+    let shares = if three_points {
+        F4([area / 3.0, area / 3.0, area / 3.0, 0.0])
+    } else {
+        F4([0.0, 0.0, 0.0, area])
+    };
+    let speed = velocity.length_squared().sqrt();
+    let n = V4::splat(normal);
+    let fv = drag.viscous.map_or(V4::default(), |(rho, cf)| {
+        viscous::viscous_force_lanes(velocity, speed, n, shares, rho, cf)
+    });
+    let fd = drag.pressure.as_ref().map_or(V4::default(), |c| {
+        pressure_drag_force_lanes(velocity, speed, n, shares, c)
+    });
+    let total = fv + fd;
+    if S::DETAILED {
+        for (i, point) in points.iter().enumerate() {
+            if shares.0[i] != 0.0 {
+                sink.force(Kind::Water, *point, total.lane(i));
+            }
+        }
+    }
+    (fv.sum(), fd.sum(), arms.cross(total).sum())
+}
+
 /// Checks that `dt` is a usable step length.
 pub(crate) fn check_dt(dt: f64) -> Result<f64> {
     positive("dt", dt)?;
@@ -1322,6 +1505,183 @@ mod tests {
 
     fn detail(body: &mut Body) -> (Vec<[DVec3; 3]>, Vec<PointForce>) {
         (body.submerged_triangles().collect(), body.triangle_forces().collect())
+    }
+
+    /// The last step again through the one-triangle-at-a-time code (what detail uses).
+    fn reference_forces(body: &mut Body) -> BodyForces {
+        let replay = body.replay.unwrap();
+        let prior = std::mem::take(&mut body.prior_history);
+        let mut scratch = Output::sized(body.hull.triangles.len());
+        let (forces, _) = body.run(&replay, &prior, &mut scratch, &mut Detail::default());
+        body.prior_history = prior;
+        forces
+    }
+
+    /// A small deterministic generator (the crate has no rand dependency).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> f64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 11) as f64 / (1u64 << 53) as f64
+        }
+
+        fn range(&mut self, lo: f64, hi: f64) -> f64 {
+            lo + (hi - lo) * self.next()
+        }
+
+        fn vec(&mut self, scale: f64) -> DVec3 {
+            DVec3::new(
+                self.range(-scale, scale),
+                self.range(-scale, scale),
+                self.range(-scale, scale),
+            )
+        }
+    }
+
+    fn hull_of(vertices: &[glam::Vec3], indices: &[u32]) -> Arc<Hull> {
+        Arc::new(
+            Hull::new(&HullDesc {
+                vertices,
+                indices,
+                flip_winding: false,
+            })
+            .unwrap(),
+        )
+    }
+
+    fn close(a: DVec3, b: DVec3, scale: f64) -> bool {
+        (a - b).length() <= 1e-9 * scale
+    }
+
+    #[test]
+    fn whole_triangles_in_lanes_give_the_forces_of_the_one_at_a_time_code() {
+        let mut rng = Rng(7);
+        // A sphere (many whole triangles, every lane count), a box (the volume models),
+        // and a soup of random triangles (slivers, both windings).
+        let (bv, bi) = box_mesh(glam::Vec3::new(2.0, 1.0, 3.0));
+        let mut sv = Vec::new();
+        let (rings, segments) = (9, 14);
+        for r in 0..=rings {
+            let theta = std::f32::consts::PI * r as f32 / rings as f32;
+            for s in 0..segments {
+                let phi = std::f32::consts::TAU * s as f32 / segments as f32;
+                sv.push(glam::Vec3::new(
+                    theta.sin() * phi.cos(),
+                    theta.cos(),
+                    theta.sin() * phi.sin(),
+                ));
+            }
+        }
+        let mut si = Vec::new();
+        for r in 0..rings {
+            for s in 0..segments {
+                let (a, b) = (r * segments + s, r * segments + (s + 1) % segments);
+                let (c, d) = (a + segments, b + segments);
+                si.extend([a, b, c, b, d, c].map(|i| i as u32));
+            }
+        }
+        let soup_v: Vec<glam::Vec3> = (0..40).map(|_| rng.vec(1.5).as_vec3()).collect();
+        let soup_i: Vec<u32> = (0..3 * 60).map(|_| (rng.next() * 40.0) as u32).collect();
+        let hulls = [hull_of(&sv, &si), hull_of(&bv, &bi), hull_of(&soup_v, &soup_i)];
+        let waters = [
+            Water::Flat(FlatWater { level: 0.2 }),
+            Water::Gerstner(
+                crate::water::GerstnerWater::new(
+                    &[crate::water::GerstnerWave {
+                        amplitude: 0.3,
+                        wavelength: 4.0,
+                        direction: glam::DVec2::new(1.0, 0.4),
+                        steepness: 0.5,
+                        phase: 0.3,
+                    }],
+                    0.0,
+                    9.81,
+                )
+                .unwrap(),
+            ),
+        ];
+        let models = [
+            BuoyancyModel::Pressure,
+            BuoyancyModel::PressureCentroid,
+            BuoyancyModel::Volume,
+            BuoyancyModel::AreaRatio,
+            BuoyancyModel::None,
+        ];
+        let mut compared = 0;
+        for (h, hull) in hulls.iter().enumerate() {
+            for water in &waters {
+                let mut env = env(water);
+                env.wind = DVec3::new(4.0, 0.0, -3.0);
+                env.current = DVec3::new(0.5, 0.0, 0.2);
+                for case in 0..40 {
+                    let forces = match case % 4 {
+                        0 => FORCE_ALL & !FORCE_LUMPED_RESISTANCE,
+                        1 => FORCE_LUMPED_RESISTANCE | FORCE_SLAMMING | FORCE_DAMPING,
+                        2 => (rng.next() * 32.0) as u32 & !FORCE_LUMPED_RESISTANCE,
+                        _ => FORCE_DEFAULT,
+                    };
+                    let buoyancy = models[case % models.len()];
+                    let desc = BodyDesc {
+                        forces,
+                        buoyancy: if h == 1 { buoyancy } else { BuoyancyModel::Pressure },
+                        vertical_buoyancy_only: case % 3 == 0,
+                        linear_damping: 100.0,
+                        angular_damping: 50.0,
+                        pressure_falloff: [0.5, 1.0, 0.3][case % 3],
+                        slamming_power: [2.0, 1.0, 1.5][case % 3],
+                        ..BodyDesc::default()
+                    };
+                    let mut body = Body::new(desc, hull.clone());
+                    let mut state = BodyState {
+                        position: DVec3::new(rng.range(-3.0, 3.0), rng.range(-0.8, 0.8), rng.range(-3.0, 3.0)),
+                        rotation: DQuat::from_scaled_axis(rng.vec(1.5)),
+                        linear_velocity: rng.vec(4.0),
+                        // Slow and fast turns: the one-point and the three-point drag rule.
+                        angular_velocity: rng.vec([0.05, 3.0][case % 2]),
+                        ..BodyState::default()
+                    };
+                    state.center_of_mass = state.position + rng.vec(0.2);
+                    for _ in 0..3 {
+                        let fast = body.step(&state, 0.02, &env).unwrap();
+                        let slow = reference_forces(&mut body);
+                        let scale = 1.0 + fast.force.length() + fast.torque.length() + slow.force.length();
+                        let pairs = [
+                            (fast.force, slow.force),
+                            (fast.torque, slow.torque),
+                            (fast.buoyancy_force, slow.buoyancy_force),
+                            (fast.viscous_force, slow.viscous_force),
+                            (fast.pressure_drag_force, slow.pressure_drag_force),
+                            (fast.slamming_force, slow.slamming_force),
+                            (fast.air_force, slow.air_force),
+                            (fast.damping_force, slow.damping_force),
+                            (fast.center_of_buoyancy, slow.center_of_buoyancy),
+                        ];
+                        for (k, (a, b)) in pairs.into_iter().enumerate() {
+                            assert!(
+                                close(a, b, scale),
+                                "hull {h} case {case} field {k}: {a} vs {b}\n{desc:?}"
+                            );
+                        }
+                        assert!(
+                            (fast.submerged_volume - slow.submerged_volume).abs()
+                                <= 1e-9 * (1.0 + slow.submerged_volume)
+                        );
+                        assert!(
+                            (fast.submerged_area - slow.submerged_area).abs() <= 1e-9 * (1.0 + slow.submerged_area)
+                        );
+                        assert_eq!(fast.submerged_triangle_count, slow.submerged_triangle_count);
+                        compared += 1;
+                        state.position.y -= 0.1;
+                        state.linear_velocity.y -= 0.5;
+                    }
+                }
+            }
+        }
+        assert_eq!(compared, 3 * 2 * 40 * 3);
     }
 
     #[test]

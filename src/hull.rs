@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use glam::{DMat3, DVec3, Vec3};
 
 use crate::error::{Error, Result};
+use crate::lanes::{F4, LANES, V4};
 
 /// Vertices closer than this fraction of the mesh's scale are one vertex. Seams of
 /// generated meshes differ by float rounding (sin 2pi is not 0 in f32: 1.7e-7).
@@ -106,6 +107,32 @@ pub struct Hull {
     /// with a volume, of a uniform shell otherwise.
     pub(crate) unit_inertia: DMat3,
     pub(crate) info: HullInfo,
+    /// The triangles four at a time, laid out for the step's lanes.
+    pub(crate) chunks: Vec<TriangleChunk>,
+}
+
+/// Four consecutive triangles of a hull as the step's lanes read them
+/// ([`crate::whole_triangles`]): corners in local coordinates, areas and vertex indices.
+/// The last chunk repeats the last triangle in its spare lanes.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TriangleChunk {
+    pub corners: [V4; 3],
+    pub area: F4,
+    pub indices: [[u32; LANES]; 3],
+}
+
+fn triangle_chunks(positions: &[DVec3], triangles: &[[u32; 3]], areas: &[f64]) -> Vec<TriangleChunk> {
+    let last = triangles.len().saturating_sub(1);
+    (0..triangles.len().div_ceil(LANES))
+        .map(|k| {
+            let j = |i: usize| (k * LANES + i).min(last);
+            TriangleChunk {
+                corners: std::array::from_fn(|c| V4::from_fn(|i| positions[triangles[j(i)][c] as usize])),
+                area: F4::from_fn(|i| areas[j(i)]),
+                indices: std::array::from_fn(|c| std::array::from_fn(|i| triangles[j(i)][c])),
+            }
+        })
+        .collect()
 }
 
 impl Hull {
@@ -247,6 +274,7 @@ impl Hull {
             bounds_max,
         };
         Ok(Self {
+            chunks: triangle_chunks(&positions, &triangles, &areas),
             positions,
             triangles,
             areas,

@@ -33,7 +33,11 @@ mod handle;
 /// cbindgen:ignore
 pub mod hull;
 /// cbindgen:ignore
+pub mod lanes;
+/// cbindgen:ignore
 pub mod water;
+/// cbindgen:ignore
+mod whole_triangles;
 /// cbindgen:ignore
 pub mod world;
 

@@ -690,7 +690,7 @@ pub unsafe extern "C" fn keel_body_get_submerged_triangles(
 ) -> KeelStatus {
     call("keel_body_get_submerged_triangles", || {
         with_world(world, |w| {
-            let b = w.body(BodyId(body))?;
+            let mut b = w.body(BodyId(body))?;
             unsafe { copy_points(b.submerged_triangles(), out_vertices, capacity, out_count) }
         })
     })

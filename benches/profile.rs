@@ -1,0 +1,56 @@
+//! Steps one scenario a given number of times and prints instructions-free figures, for
+//! profilers (callgrind, perf) that need a plain loop rather than criterion's harness.
+//!
+//! ```sh
+//! cargo bench --bench profile -- bunny 200          # 1 bunny, flat, all forces
+//! CARGO_PROFILE_RELEASE_DEBUG=line-tables-only cargo bench --no-run --bench profile
+//! valgrind --tool=callgrind target/release/deps/profile-* cubes-perlin 20
+//! ```
+//!
+//! Scenarios: `bunny` (flat), `bunny-gerstner` (patch on), `bunny-gerstner-nopatch`,
+//! `cubes` (1024, flat), `cubes-perlin` (10000, Perlin). All forces, one thread.
+
+mod common;
+
+use std::time::Instant;
+
+use common::{Scene, SceneDesc, Sea};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let name = args.first().map_or("bunny", String::as_str);
+    let steps: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
+    let (bunny, cube) = (common::bunny(), common::cube());
+    let desc = match name {
+        "bunny" => SceneDesc::new(&bunny, 1, 300.0),
+        "bunny-gerstner" => SceneDesc {
+            sea: Sea::Gerstner16,
+            ..SceneDesc::new(&bunny, 1, 300.0)
+        },
+        "bunny-gerstner-nopatch" => SceneDesc {
+            sea: Sea::Gerstner16,
+            water_patch_cells: 0,
+            ..SceneDesc::new(&bunny, 1, 300.0)
+        },
+        "cubes" => SceneDesc::new(&cube, 1024, 500.0),
+        "cubes-perlin" => SceneDesc {
+            sea: Sea::Perlin,
+            ..SceneDesc::new(&cube, 10000, 500.0)
+        },
+        other => {
+            eprintln!("unknown scenario {other}: bunny, bunny-gerstner, bunny-gerstner-nopatch, cubes, cubes-perlin");
+            std::process::exit(2);
+        }
+    };
+    let mut scene = Scene::new(&SceneDesc { threads: 1, ..desc });
+    let start = Instant::now();
+    for _ in 0..steps {
+        scene.step();
+    }
+    let per_step = start.elapsed().as_secs_f64() / steps as f64;
+    println!(
+        "{name}: {steps} steps, {:.1} us per step, {:.1} ns per triangle (one thread)",
+        per_step * 1e6,
+        per_step * 1e9 / scene.triangles as f64
+    );
+}
