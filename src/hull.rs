@@ -18,7 +18,6 @@ use std::collections::HashMap;
 use glam::{DMat3, DVec3, Vec3};
 
 use crate::error::{Error, Result};
-use crate::lanes::{F4, LANES, V4};
 
 /// Vertices closer than this fraction of the mesh's scale are one vertex. Seams of
 /// generated meshes differ by float rounding (sin 2pi is not 0 in f32: 1.7e-7).
@@ -107,32 +106,34 @@ pub struct Hull {
     /// with a volume, of a uniform shell otherwise.
     pub(crate) unit_inertia: DMat3,
     pub(crate) info: HullInfo,
-    /// The triangles four at a time, laid out for the step's lanes.
-    pub(crate) chunks: Vec<TriangleChunk>,
+    /// The triangles as columns, laid out for the step's loops.
+    pub(crate) columns: TriangleColumns,
 }
 
-/// Four consecutive triangles of a hull as the step's lanes read them
-/// ([`crate::whole_triangles`]): corners in local coordinates, areas and vertex indices.
-/// The last chunk repeats the last triangle in its spare lanes.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct TriangleChunk {
-    pub corners: [V4; 3],
-    pub area: F4,
-    pub indices: [[u32; LANES]; 3],
+/// A hull's triangles as the step's loops read them ([`crate::whole_triangles`]): one
+/// column per number, so that consecutive triangles sit in consecutive memory.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TriangleColumns {
+    /// `corners[k][axis][j]`: corner `k` of triangle `j`, local coordinates.
+    pub corners: [[Vec<f64>; 3]; 3],
+    /// `indices[k][j]`: the vertex at corner `k` of triangle `j`.
+    pub indices: [Vec<u32>; 3],
+    pub area: Vec<f64>,
+    /// `1 / (2 area)`: turns `cross(b - a, c - a)` into the unit normal.
+    pub inverse_twice_area: Vec<f64>,
 }
 
-fn triangle_chunks(positions: &[DVec3], triangles: &[[u32; 3]], areas: &[f64]) -> Vec<TriangleChunk> {
-    let last = triangles.len().saturating_sub(1);
-    (0..triangles.len().div_ceil(LANES))
-        .map(|k| {
-            let j = |i: usize| (k * LANES + i).min(last);
-            TriangleChunk {
-                corners: std::array::from_fn(|c| V4::from_fn(|i| positions[triangles[j(i)][c] as usize])),
-                area: F4::from_fn(|i| areas[j(i)]),
-                indices: std::array::from_fn(|c| std::array::from_fn(|i| triangles[j(i)][c])),
-            }
-        })
-        .collect()
+impl TriangleColumns {
+    fn new(positions: &[DVec3], triangles: &[[u32; 3]], areas: &[f64]) -> Self {
+        Self {
+            corners: std::array::from_fn(|k| {
+                std::array::from_fn(|axis| triangles.iter().map(|t| positions[t[k] as usize][axis]).collect())
+            }),
+            indices: std::array::from_fn(|k| triangles.iter().map(|t| t[k]).collect()),
+            area: areas.to_vec(),
+            inverse_twice_area: areas.iter().map(|a| 1.0 / (2.0 * a)).collect(),
+        }
+    }
 }
 
 impl Hull {
@@ -274,7 +275,7 @@ impl Hull {
             bounds_max,
         };
         Ok(Self {
-            chunks: triangle_chunks(&positions, &triangles, &areas),
+            columns: TriangleColumns::new(&positions, &triangles, &areas),
             positions,
             triangles,
             areas,

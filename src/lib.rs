@@ -33,8 +33,6 @@ mod handle;
 /// cbindgen:ignore
 pub mod hull;
 /// cbindgen:ignore
-pub mod lanes;
-/// cbindgen:ignore
 pub mod water;
 /// cbindgen:ignore
 mod whole_triangles;

@@ -13,8 +13,6 @@
 
 use glam::DVec3;
 
-use crate::lanes::{F4, V4};
-
 /// Air resistance on one emerged triangle.
 #[inline]
 pub fn air_force(velocity: DVec3, normal: DVec3, area: f64, air_density: f64, coefficient: f64) -> DVec3 {
@@ -27,21 +25,6 @@ pub fn air_force(velocity: DVec3, normal: DVec3, area: f64, air_density: f64, co
         return DVec3::ZERO;
     }
     -0.5 * air_density * coefficient * area * speed * cos * velocity
-}
-
-/// [`air_force`] on four lanes.
-#[inline(always)]
-pub fn air_force_lanes(velocity: V4, normal: V4, area: F4, air_density: f64, coefficient: f64) -> V4 {
-    let zero = F4::splat(0.0);
-    let speed = velocity.length_squared().sqrt();
-    let moving = speed.gt(zero);
-    let cos = F4::select(moving, velocity.dot(normal) / speed, zero);
-    let magnitude = F4::select(
-        cos.gt(zero),
-        area * (-0.5 * air_density * coefficient) * speed * cos,
-        zero,
-    );
-    velocity.scale(magnitude)
 }
 
 #[cfg(test)]

@@ -14,8 +14,6 @@
 
 use glam::DVec3;
 
-use crate::lanes::{F4, V4};
-
 /// Coefficients of the pressure and suction drag.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DragCoefficients {
@@ -68,36 +66,6 @@ pub fn pressure_drag_force(velocity: DVec3, normal: DVec3, area: f64, c: &DragCo
     } else {
         DVec3::ZERO
     }
-}
-
-/// [`power`] on four lanes.
-#[inline(always)]
-pub fn power_lanes(x: F4, p: f64) -> F4 {
-    if p == 0.5 {
-        x.sqrt()
-    } else if p == 1.0 {
-        x
-    } else if p == 2.0 {
-        x * x
-    } else if p == 0.0 {
-        F4::splat(1.0)
-    } else {
-        F4::from_fn(|i| x.0[i].powf(p))
-    }
-}
-
-/// [`pressure_drag_force`] on four lanes; `speed` is `|velocity|`.
-#[inline(always)]
-pub fn pressure_drag_force_lanes(velocity: V4, speed: F4, normal: V4, area: F4, c: &DragCoefficients) -> V4 {
-    let zero = F4::splat(0.0);
-    let moving = speed.gt(zero);
-    let cos = F4::select(moving, velocity.dot(normal) / speed, zero);
-    let u = speed / c.reference_speed;
-    let leading = cos.gt(zero);
-    let push = -(u * c.pressure_linear + u * u * c.pressure_quadratic) * power_lanes(cos.max(zero), c.pressure_falloff);
-    let suck = (u * c.suction_linear + u * u * c.suction_quadratic) * power_lanes((-cos).max(zero), c.suction_falloff);
-    let magnitude = F4::select(leading, push, F4::select(cos.lt(zero), suck, zero));
-    normal.scale(magnitude * area)
 }
 
 #[cfg(test)]

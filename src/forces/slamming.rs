@@ -22,8 +22,6 @@
 
 use glam::DVec3;
 
-use crate::lanes::{F4, V4};
-
 /// What slamming remembers of a triangle from one step to the next.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SlammingHistory {
@@ -76,38 +74,6 @@ pub fn slamming_force(
     let ratio = super::pressure_drag::power((gamma / gamma_max).clamp(0.0, 1.0), params.power);
     let stop = params.mass * now.velocity * (2.0 * now.area / params.hull_area) / dt;
     -ratio * cos * params.multiplier * stop
-}
-
-/// [`slamming_force`] on four lanes, for triangles wholly under water (their wetted
-/// area is the triangle's, `area`); `before_area` and `before_velocity` are the last
-/// step's.
-#[inline(always)]
-pub fn slamming_force_lanes(
-    velocity: V4,
-    area: F4,
-    before_area: F4,
-    before_velocity: V4,
-    normal: V4,
-    dt: f64,
-    params: &SlammingParams,
-) -> V4 {
-    let zero = F4::splat(0.0);
-    let speed = velocity.length_squared().sqrt();
-    let acts = speed.gt(zero).and(area.gt(zero));
-    let cos = F4::select(acts, velocity.dot(normal) / speed, zero);
-    let acts = acts.and(cos.gt(zero));
-    let swept = velocity.scale(area) - before_velocity.scale(before_area);
-    let gamma = swept.length_squared().sqrt() / (area * dt);
-    let gamma_max = if params.max_acceleration > 0.0 {
-        F4::splat(params.max_acceleration)
-    } else {
-        speed / dt
-    };
-    let ratio = F4::select(acts, gamma / gamma_max, zero).max(zero).min(F4::splat(1.0));
-    let ratio = super::pressure_drag::power_lanes(ratio, params.power);
-    let stop = area * (2.0 * params.mass / params.hull_area / dt);
-    let magnitude = F4::select(acts, -(ratio * cos * params.multiplier * stop), zero);
-    velocity.scale(magnitude)
 }
 
 #[cfg(test)]

@@ -13,8 +13,6 @@
 
 use glam::DVec3;
 
-use crate::lanes::{F4, V4};
-
 /// Below this Reynolds number the ITTC line is meaningless (it diverges at 100).
 pub const MIN_REYNOLDS: f64 = 1e3;
 
@@ -32,13 +30,6 @@ pub fn friction_coefficient(speed: f64, length: f64, viscosity: f64) -> f64 {
 pub fn viscous_force(velocity: DVec3, normal: DVec3, area: f64, density: f64, cf: f64) -> DVec3 {
     let tangential = velocity - velocity.dot(normal) * normal;
     -0.5 * density * cf * area * velocity.length() * tangential
-}
-
-/// [`viscous_force`] on four lanes; `speed` is `|velocity|`.
-#[inline(always)]
-pub fn viscous_force_lanes(velocity: V4, speed: F4, normal: V4, area: F4, density: f64, cf: f64) -> V4 {
-    let tangential = velocity - normal.scale(velocity.dot(normal));
-    tangential.scale(area * (-0.5 * density * cf) * speed)
 }
 
 #[cfg(test)]
