@@ -1136,7 +1136,14 @@ impl Body {
                 let mut three = std::mem::take(&mut self.three_points);
                 three.clear();
                 let mut scratch = Scratch::take();
-                let sums = drag_pass(&self.wet, &end, &drag, &mut three, &mut scratch);
+                let mesh = Mesh {
+                    columns: &hull.columns,
+                    rotation: DMat3::from_quat(state.rotation),
+                    heights: &samples.heights,
+                    flat: samples.flat,
+                    water_velocities: water_moves.then_some(&samples.velocities[..]),
+                };
+                let sums = drag_pass(&mesh, &self.wet, &end, &drag, &mut three, &mut scratch);
                 add((sums.viscous, sums.pressure, sums.torque));
                 // The pieces of cut triangles and the triangles that need three points,
                 // a block of points at a time.

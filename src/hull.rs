@@ -121,10 +121,22 @@ pub(crate) struct TriangleColumns {
     pub area: Vec<f64>,
     /// `1 / (2 area)`: turns `cross(b - a, c - a)` into the unit normal.
     pub inverse_twice_area: Vec<f64>,
+    /// Centroid and outward unit normal, local coordinates.
+    pub centroid: [Vec<f64>; 3],
+    pub normal: [Vec<f64>; 3],
+    /// The squared distance from the centroid to the farthest corner.
+    pub radius_squared: Vec<f64>,
 }
 
 impl TriangleColumns {
     fn new(positions: &[DVec3], triangles: &[[u32; 3]], areas: &[f64]) -> Self {
+        let corners: Vec<[DVec3; 3]> = triangles.iter().map(|t| t.map(|i| positions[i as usize])).collect();
+        let centroids: Vec<DVec3> = corners.iter().map(|[a, b, c]| (*a + *b + *c) * (1.0 / 3.0)).collect();
+        let normals: Vec<DVec3> = corners
+            .iter()
+            .zip(areas)
+            .map(|([a, b, c], area)| (*b - *a).cross(*c - *a) / (2.0 * area))
+            .collect();
         Self {
             corners: std::array::from_fn(|k| {
                 std::array::from_fn(|axis| triangles.iter().map(|t| positions[t[k] as usize][axis]).collect())
@@ -132,6 +144,13 @@ impl TriangleColumns {
             indices: std::array::from_fn(|k| triangles.iter().map(|t| t[k]).collect()),
             area: areas.to_vec(),
             inverse_twice_area: areas.iter().map(|a| 1.0 / (2.0 * a)).collect(),
+            centroid: std::array::from_fn(|axis| centroids.iter().map(|c| c[axis]).collect()),
+            normal: std::array::from_fn(|axis| normals.iter().map(|n| n[axis]).collect()),
+            radius_squared: corners
+                .iter()
+                .zip(&centroids)
+                .map(|(t, c)| t.iter().map(|p| (*p - *c).length_squared()).fold(0.0, f64::max))
+                .collect(),
         }
     }
 }

@@ -164,28 +164,18 @@ impl History {
     }
 }
 
-/// The triangles of a step as the drag pass needs them, one column per number; a
-/// triangle not wholly wet has zero area.
+/// What the drag pass needs of a step's triangles besides the hull: the wetted area of
+/// each (zero where not wholly wet), and which ones the water cuts (1).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WetTriangles {
-    pub centroid: [Vec<f64>; 3],
-    pub normal: [Vec<f64>; 3],
-    pub water_velocity: [Vec<f64>; 3],
     pub area: Vec<f64>,
-    pub radius_squared: Vec<f64>,
-    /// 1 where the water cuts the triangle.
     pub cut: Vec<u8>,
 }
 
 impl WetTriangles {
     pub fn sized(triangles: usize) -> Self {
-        let column = || vec![0.0; triangles];
         Self {
-            centroid: std::array::from_fn(|_| column()),
-            normal: std::array::from_fn(|_| column()),
-            water_velocity: std::array::from_fn(|_| column()),
-            area: column(),
-            radius_squared: column(),
+            area: vec![0.0; triangles],
             cut: vec![0; triangles],
         }
     }
@@ -254,7 +244,7 @@ fn scale(a: [f64; 3], s: f64) -> [f64; 3] {
 /// The columns [`whole_pass`] sums ...
 const SUMMED: usize = 31;
 /// ... and all it writes per triangle.
-const WHOLE_OUT: usize = SUMMED + 14;
+const WHOLE_OUT: usize = SUMMED + 4;
 
 /// Forces on every triangle wholly under or above the water. Writes the slamming history
 /// of every triangle (the step then overwrites that of the cut ones), the triangles for
@@ -353,24 +343,7 @@ pub(crate) fn whole_pass<'a>(
         let (prior_area, prior_velocity) = (&prior.area[range.clone()], rows(&prior.velocity, &range));
         let history_area = &mut history.area[range.clone()];
         let history_velocity = rows_mut(&mut history.velocity, &range);
-        let WetTriangles {
-            centroid: wet_centroid,
-            normal: wet_normal,
-            water_velocity: wet_water,
-            area: wet_area,
-            radius_squared: wet_radius,
-            cut: wet_cut,
-        } = &mut *wet;
-        let (wet_centroid, wet_normal, wet_water) = (
-            rows_mut(wet_centroid, &range),
-            rows_mut(wet_normal, &range),
-            rows_mut(wet_water, &range),
-        );
-        let (wet_area, wet_radius, wet_cut) = (
-            &mut wet_area[range.clone()],
-            &mut wet_radius[range.clone()],
-            &mut wet_cut[range.clone()],
-        );
+        let (wet_area, wet_cut) = (&mut wet.area[range.clone()], &mut wet.cut[range.clone()]);
         for i in 0..n {
             let corner = |k: usize| {
                 let (x, y, z) = (corners[k][0][i], corners[k][1][i], corners[k][2][i]);
@@ -503,11 +476,6 @@ pub(crate) fn whole_pass<'a>(
             let lumped_area = if lumped_on { dry_area } else { 0.0 };
             let facing = dot(normal, facing_direction).max(0.0);
 
-            // The triangle for the drag pass.
-            let (ra, rb, rc) = (sub(a, centroid), sub(b, centroid), sub(c, centroid));
-            let radius_squared = dot(ra, ra).max(dot(rb, rb)).max(dot(rc, rc));
-            let radius_squared = if is_wet { radius_squared } else { 0.0 };
-
             let out = [
                 force[0],
                 force[1],
@@ -542,16 +510,6 @@ pub(crate) fn whole_pass<'a>(
                 centroid[2] * lumped_area,
                 // Not summed: copied out after the loop, so that the loop writes only
                 // to the stack (writes to the heap would need run-time alias checks).
-                centroid[0],
-                centroid[1],
-                centroid[2],
-                normal[0],
-                normal[1],
-                normal[2],
-                water[0],
-                water[1],
-                water[2],
-                radius_squared,
                 velocity[0],
                 velocity[1],
                 velocity[2],
@@ -566,14 +524,10 @@ pub(crate) fn whole_pass<'a>(
         let column = |k: usize| &columns[k][..n];
         history_area.copy_from_slice(column(10));
         wet_area.copy_from_slice(column(10));
-        for k in 0..3 {
-            wet_centroid[k].copy_from_slice(column(SUMMED + k));
-            wet_normal[k].copy_from_slice(column(SUMMED + 3 + k));
-            wet_water[k].copy_from_slice(column(SUMMED + 6 + k));
-            history_velocity[k].copy_from_slice(column(SUMMED + 10 + k));
+        for (k, velocity) in history_velocity.into_iter().enumerate() {
+            velocity.copy_from_slice(column(SUMMED + k));
         }
-        wet_radius.copy_from_slice(column(SUMMED + 9));
-        for (i, (&is_cut, &area)) in column(SUMMED + 13).iter().zip(column(10)).enumerate() {
+        for (i, (&is_cut, &area)) in column(SUMMED + 3).iter().zip(column(10)).enumerate() {
             wet_cut[i] = u8::from(is_cut != 0.0);
             if is_cut != 0.0 {
                 cut.push((start + i) as u32);
@@ -708,7 +662,7 @@ fn drag_rows(
         ];
         let normal = [normal[0][i], normal[1][i], normal[2][i]];
         let speed_squared = dot(u, u);
-        let needs_three = radius[i] * k.omega_squared > speed_squared * spread;
+        let needs_three = areas[i] > 0.0 && radius[i] * k.omega_squared > speed_squared * spread;
         three[i] = u8::from(needs_three);
         let area = if needs_three { 0.0 } else { areas[i] };
         let speed = speed_squared.sqrt();
@@ -770,28 +724,64 @@ fn drag_sums(sums: &[[f64; 4]; DRAG_OUT]) -> DragSums {
 /// Viscous and pressure drag on the wet triangles at `motion`, by the one-point rule;
 /// the triangles that need the three-point rule go to `three_points` instead.
 #[multiversion(targets("x86_64+avx2"))]
-pub(crate) fn drag_pass(
+pub(crate) fn drag_pass<'a>(
+    mesh: &Mesh<'a>,
     wet: &WetTriangles,
     motion: &Motion,
     params: &DragParams,
     three_points: &mut Vec<u32>,
     scratch: &mut Scratch,
 ) -> DragSums {
+    let cols = mesh.columns;
     let t = wet.area.len();
     let k = DragConstants::new(motion, params);
+    let r = mesh.rotation.to_cols_array();
+    let moving = mesh.water_velocities.unwrap_or(&[]);
     let mut sums = [[0.0f64; 4]; DRAG_OUT];
     let mut three = [0u8; BLOCK];
+    let Scratch {
+        turned, drag, water, ..
+    } = scratch;
     for start in (0..t).step_by(BLOCK) {
         let n = BLOCK.min(t - start);
         let range = start..start + n;
+        // The centroids and normals turned into world axes, the water's velocity averaged
+        // over each triangle.
+        let (centroid, normal) = (rows(&cols.centroid, &range), rows(&cols.normal, &range));
+        for i in 0..n {
+            for (local, world) in [(centroid, &mut turned.point), (normal, &mut turned.normal)] {
+                let (x, y, z) = (local[0][i], local[1][i], local[2][i]);
+                world[0][i] = r[0] * x + r[3] * y + r[6] * z;
+                world[1][i] = r[1] * x + r[4] * y + r[7] * z;
+                world[2][i] = r[2] * x + r[5] * y + r[8] * z;
+            }
+        }
+        if moving.is_empty() {
+            turned.water = [[0.0; BLOCK]; 3];
+        } else {
+            let indices = cols.indices.each_ref().map(|c| &c[range.clone()]);
+            for (k, column) in indices.iter().enumerate() {
+                for (i, &v) in column.iter().enumerate() {
+                    let u = moving[v as usize];
+                    water[k][0][i] = u.x;
+                    water[k][1][i] = u.y;
+                    water[k][2][i] = u.z;
+                }
+            }
+            for (axis, mean) in turned.water.iter_mut().enumerate() {
+                for (i, mean) in mean.iter_mut().enumerate().take(n) {
+                    *mean = (water[0][axis][i] + water[1][axis][i] + water[2][axis][i]) * (1.0 / 3.0);
+                }
+            }
+        }
         let rows = DragRows {
-            point: rows(&wet.centroid, &range),
-            normal: rows(&wet.normal, &range),
-            water: rows(&wet.water_velocity, &range),
+            point: turned.point.each_ref().map(|c| &c[..]),
+            normal: turned.normal.each_ref().map(|c| &c[..]),
+            water: turned.water.each_ref().map(|c| &c[..]),
             area: &wet.area[range.clone()],
-            radius_squared: &wet.radius_squared[range.clone()],
+            radius_squared: &cols.radius_squared[range.clone()],
         };
-        drag_rows(&rows, n, &k, &mut scratch.drag, &mut sums, &mut three);
+        drag_rows(&rows, n, &k, drag, &mut sums, &mut three);
         for (i, &flag) in three.iter().enumerate().take(n) {
             if flag != 0 {
                 three_points.push((start + i) as u32);
@@ -884,6 +874,8 @@ pub(crate) struct Scratch {
     water: [[[f64; BLOCK]; 3]; 3],
     /// Drag points gathered one at a time.
     pub points: PointBlock,
+    /// A block of triangles' centroids and normals in world axes.
+    turned: PointBlock,
 }
 
 thread_local! {
@@ -901,6 +893,7 @@ impl Scratch {
                 heights: [[0.0; BLOCK]; 3],
                 water: [[[0.0; BLOCK]; 3]; 3],
                 points: PointBlock::default(),
+                turned: PointBlock::default(),
             })
         })
     }
