@@ -8,7 +8,9 @@
 //! ```
 //!
 //! Scenarios: `bunny` (flat), `bunny-gerstner` (patch on), `bunny-gerstner-nopatch`,
-//! `cubes` (1024, flat), `cubes-perlin` (10000, Perlin). All forces, one thread.
+//! `cubes` (1024, flat), `cubes-perlin` (10000, Perlin), `bunnies` (1024, flat),
+//! `bunnies-64`. All forces; one thread unless a third argument says how many (0 = one
+//! per core).
 
 mod common;
 
@@ -33,23 +35,29 @@ fn main() {
             ..SceneDesc::new(&bunny, 1, 300.0)
         },
         "cubes" => SceneDesc::new(&cube, 1024, 500.0),
+        "bunnies" => SceneDesc::new(&bunny, 1024, 300.0),
+        "bunnies-64" => SceneDesc::new(&bunny, 64, 300.0),
         "cubes-perlin" => SceneDesc {
             sea: Sea::Perlin,
             ..SceneDesc::new(&cube, 10000, 500.0)
         },
         other => {
-            eprintln!("unknown scenario {other}: bunny, bunny-gerstner, bunny-gerstner-nopatch, cubes, cubes-perlin");
+            eprintln!(
+                "unknown scenario {other}: bunny, bunny-gerstner, bunny-gerstner-nopatch, cubes, cubes-perlin, \
+                 bunnies, bunnies-64"
+            );
             std::process::exit(2);
         }
     };
-    let mut scene = Scene::new(&SceneDesc { threads: 1, ..desc });
+    let threads = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let mut scene = Scene::new(&SceneDesc { threads, ..desc });
     let start = Instant::now();
     for _ in 0..steps {
         scene.step();
     }
     let per_step = start.elapsed().as_secs_f64() / steps as f64;
     println!(
-        "{name}: {steps} steps, {:.1} us per step, {:.1} ns per triangle (one thread)",
+        "{name}: {steps} steps, {:.1} us per step, {:.1} ns per triangle ({threads} thread(s))",
         per_step * 1e6,
         per_step * 1e9 / scene.triangles as f64
     );

@@ -261,6 +261,28 @@ pub(crate) fn whole_pass<'a>(
     cut: &mut Vec<u32>,
     scratch: &mut Scratch,
 ) -> WholeSums {
+    // A slamming power of 2 (the default) needs neither |swept| nor the power's square
+    // root: the loop is specialised for it (in vector code both sides of a choice run).
+    let square = params.slamming.is_none_or(|(s, _)| s.power == 2.0);
+    if square {
+        whole_loop::<true>(mesh, motion, params, prior, history, wet, cut, scratch)
+    } else {
+        whole_loop::<false>(mesh, motion, params, prior, history, wet, cut, scratch)
+    }
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn whole_loop<const SQUARE: bool>(
+    mesh: &Mesh<'_>,
+    motion: &Motion,
+    params: &WholeParams,
+    prior: &History,
+    history: &mut History,
+    wet: &mut WetTriangles,
+    cut: &mut Vec<u32>,
+    scratch: &mut Scratch,
+) -> WholeSums {
     let cols = mesh.columns;
     let t = cols.area.len();
     let r = mesh.rotation.to_cols_array();
@@ -433,8 +455,9 @@ pub(crate) fn whole_pass<'a>(
             let w = area_y * third;
 
             // Slamming (forces::slamming::slamming_force; the wetted area is the triangle's).
-            // ratio = |swept| / (A |v|) (or / (A dt Gamma_max) when set), cos = v.n / |v|:
-            // one division for both.
+            // ratio = |swept| / (A r) with r = |v| (or dt Gamma_max when set) and
+            // cos = v.n / |v|: one division for both, and for the power 2
+            // ratio^2 = |swept|^2 |v| / (A^2 r^2 |v|), no root of |swept|^2.
             let speed = dot(velocity, velocity).sqrt();
             let along = dot(velocity, normal);
             let acts = slam_on && is_wet && along > 0.0;
@@ -444,13 +467,19 @@ pub(crate) fn whole_pass<'a>(
                 velocity[1] * wetted - prior_velocity[1][i] * before,
                 velocity[2] * wetted - prior_velocity[2][i] * before,
             ];
-            let swept_length = dot(swept, swept).sqrt();
+            let swept_squared = dot(swept, swept);
             let reach = if fixed_cap { cap } else { speed };
-            let inverse = 1.0 / if acts { wetted * reach * speed } else { 1.0 };
-            let ratio = (swept_length * speed * inverse).clamp(0.0, 1.0);
-            let cos = along * wetted * reach * inverse;
+            let (ratio_power, cos) = if SQUARE {
+                let scale = wetted * reach;
+                let inverse = 1.0 / if acts { scale * scale * speed } else { 1.0 };
+                ((swept_squared * speed * inverse).min(1.0), along * scale * scale * inverse)
+            } else {
+                let inverse = 1.0 / if acts { wetted * reach * speed } else { 1.0 };
+                let ratio = (swept_squared.sqrt() * speed * inverse).clamp(0.0, 1.0);
+                (fast_power(ratio, slam.power), along * wetted * reach * inverse)
+            };
             let magnitude = if acts {
-                -(fast_power(ratio, slam.power) * cos * slam.multiplier * (wetted * stop_per_area))
+                -(ratio_power * cos * slam.multiplier * (wetted * stop_per_area))
             } else {
                 0.0
             };
@@ -641,6 +670,24 @@ fn drag_rows(
     sums: &mut [[f64; 4]; DRAG_OUT],
     three: &mut [u8; BLOCK],
 ) {
+    // Falloffs of 1/2 (the default) need one square root and no division: the loop is
+    // specialised for them (in vector code both sides of a choice run).
+    if k.c.pressure_falloff == 0.5 && k.c.suction_falloff == 0.5 {
+        drag_loop::<true>(rows, n, k, columns, sums, three)
+    } else {
+        drag_loop::<false>(rows, n, k, columns, sums, three)
+    }
+}
+
+#[inline(always)]
+fn drag_loop<const HALF: bool>(
+    rows: &DragRows<'_>,
+    n: usize,
+    k: &DragConstants,
+    columns: &mut [[f64; BLOCK]; DRAG_OUT],
+    sums: &mut [[f64; 4]; DRAG_OUT],
+    three: &mut [u8; BLOCK],
+) {
     let (com, v, omega, c) = (k.com, k.velocity, k.omega, k.c);
     let spread = ONE_POINT_SPREAD * ONE_POINT_SPREAD;
     let DragRows {
@@ -680,7 +727,7 @@ fn drag_rows(
         let leading = along > 0.0;
         let x = along.abs();
         let f = if leading { c.pressure_falloff } else { c.suction_falloff };
-        let spread_power = if f == 0.5 {
+        let spread_power = if HALF || f == 0.5 {
             (x * speed).sqrt()
         } else if f == 1.0 {
             x
