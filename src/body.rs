@@ -605,10 +605,8 @@ pub struct Body {
     patch_velocities: Vec<DVec3>,
     /// The step's triangles cut by the water.
     cut: Vec<u32>,
-    /// The triangles as the drag pass needs them ...
+    /// The triangles as the drag pass needs them.
     wet: WetTriangles,
-    /// ... and those whose drag takes three points.
-    three_points: Vec<u32>,
     /// Per usable triangle: its outward unit normal and the water velocity at it.
     normals: Vec<DVec3>,
     triangle_water_velocities: Vec<DVec3>,
@@ -644,7 +642,6 @@ impl Body {
             patch_velocities: Vec::new(),
             cut: Vec::new(),
             wet: WetTriangles::default(),
-            three_points: Vec::new(),
             normals: Vec::new(),
             triangle_water_velocities: Vec::new(),
             committed: Output::default(),
@@ -671,7 +668,6 @@ impl Body {
         self.normals = vec![DVec3::ZERO; t];
         self.cut = Vec::with_capacity(t);
         self.wet = WetTriangles::sized(t);
-        self.three_points = Vec::with_capacity(t);
         self.triangle_water_velocities = vec![DVec3::ZERO; t];
         self.committed = Output::sized(t);
         self.spare = Output::sized(t);
@@ -1130,11 +1126,9 @@ impl Body {
                 for (piece, &j) in out.pieces.iter().zip(&out.sources) {
                     let j = j as usize;
                     let (normal, water) = (self.normals[j], self.triangle_water_velocities[j]);
-                    add(piece_drag(*piece, normal, water, &end, &drag, false, sink));
+                    add(piece_drag(*piece, normal, water, &end, &drag, sink));
                 }
             } else {
-                let mut three = std::mem::take(&mut self.three_points);
-                three.clear();
                 let mut scratch = Scratch::take();
                 let mesh = Mesh {
                     columns: &hull.columns,
@@ -1143,12 +1137,11 @@ impl Body {
                     flat: samples.flat,
                     water_velocities: water_moves.then_some(&samples.velocities[..]),
                 };
-                let sums = drag_pass(&mesh, &self.wet, &end, &drag, &mut three, &mut scratch);
+                let sums = drag_pass(&mesh, &self.wet, &end, &drag, &mut scratch);
                 add((sums.viscous, sums.pressure, sums.torque));
-                // The pieces of cut triangles and the triangles that need three points,
-                // a block of points at a time.
-                let mut push = |piece: [DVec3; 3], normal: DVec3, water: DVec3, three_points: bool| {
-                    for (point, share) in drag_rule(piece, normal, water, &end, three_points) {
+                // The pieces of cut triangles, a block of points at a time.
+                let mut push = |piece: [DVec3; 3], normal: DVec3, water: DVec3| {
+                    for (point, share) in drag_rule(piece, normal, water, &end, false) {
                         if scratch.points.push(point, normal, water, share) {
                             let sums = drag_points(&mut scratch, &end, &drag);
                             add((sums.viscous, sums.pressure, sums.torque));
@@ -1157,25 +1150,13 @@ impl Body {
                 };
                 for (piece, &j) in out.pieces.iter().zip(&out.sources) {
                     let j = j as usize;
-                    push(*piece, self.normals[j], self.triangle_water_velocities[j], false);
-                }
-                for &j in &three {
-                    let tri = hull.triangles[j as usize];
-                    let piece = tri.map(|i| samples.vertices[i as usize]);
-                    let normal = (piece[1] - piece[0]).cross(piece[2] - piece[0]) / (2.0 * hull.areas[j as usize]);
-                    let water = if water_moves {
-                        tri.map(|i| samples.velocities[i as usize]).iter().sum::<DVec3>() / 3.0
-                    } else {
-                        DVec3::ZERO
-                    };
-                    push(piece, normal, water, true);
+                    push(*piece, self.normals[j], self.triangle_water_velocities[j]);
                 }
                 if !scratch.points.is_empty() {
                     let sums = drag_points(&mut scratch, &end, &drag);
                     add((sums.viscous, sums.pressure, sums.torque));
                 }
                 Scratch::give_back(scratch);
-                self.three_points = three;
             }
         }
         let submerged_count = out.pieces.len() + wet_count;
@@ -1473,7 +1454,7 @@ impl<I: Iterator> ExactSizeIterator for ExactIter<I> {}
 
 /// Viscous and pressure drag on one submerged piece of unit normal `normal` in water
 /// moving at `water`, by the one-point rule or, when the rotation spreads the velocity
-/// across the piece or `three_points` is set, the three-point rule
+/// across the piece, the three-point rule
 /// ([`crate::whole_triangles`]). Returns the viscous force, the pressure drag and their
 /// moment about the centre of mass.
 fn piece_drag<S: Sink>(
@@ -1482,11 +1463,10 @@ fn piece_drag<S: Sink>(
     water: DVec3,
     motion: &Motion,
     drag: &DragParams,
-    three_points: bool,
     sink: &mut S,
 ) -> (DVec3, DVec3, DVec3) {
     let (mut fv_sum, mut fd_sum, mut torque) = (DVec3::ZERO, DVec3::ZERO, DVec3::ZERO);
-    for (point, share) in drag_rule(piece, normal, water, motion, three_points) {
+    for (point, share) in drag_rule(piece, normal, water, motion, false) {
         let v = motion.velocity + motion.angular_velocity.cross(point - motion.com) - water;
         let fv = drag.viscous.map_or(DVec3::ZERO, |(rho, cf)| {
             viscous::viscous_force(v, normal, share, rho, cf)

@@ -472,7 +472,10 @@ fn whole_loop<const SQUARE: bool>(
             let (ratio_power, cos) = if SQUARE {
                 let scale = wetted * reach;
                 let inverse = 1.0 / if acts { scale * scale * speed } else { 1.0 };
-                ((swept_squared * speed * inverse).min(1.0), along * scale * scale * inverse)
+                (
+                    (swept_squared * speed * inverse).min(1.0),
+                    along * scale * scale * inverse,
+                )
             } else {
                 let inverse = 1.0 / if acts { wetted * reach * speed } else { 1.0 };
                 let ratio = (swept_squared.sqrt() * speed * inverse).clamp(0.0, 1.0);
@@ -768,15 +771,14 @@ fn drag_sums(sums: &[[f64; 4]; DRAG_OUT]) -> DragSums {
     }
 }
 
-/// Viscous and pressure drag on the wet triangles at `motion`, by the one-point rule;
-/// the triangles that need the three-point rule go to `three_points` instead.
+/// Viscous and pressure drag on the wet triangles at `motion`, by the one-point rule or,
+/// where the rotation spreads the velocity across a triangle, the three-point rule.
 #[multiversion(targets("x86_64+avx2"))]
 pub(crate) fn drag_pass<'a>(
     mesh: &Mesh<'a>,
     wet: &WetTriangles,
     motion: &Motion,
     params: &DragParams,
-    three_points: &mut Vec<u32>,
     scratch: &mut Scratch,
 ) -> DragSums {
     let cols = mesh.columns;
@@ -787,7 +789,11 @@ pub(crate) fn drag_pass<'a>(
     let mut sums = [[0.0f64; 4]; DRAG_OUT];
     let mut three = [0u8; BLOCK];
     let Scratch {
-        turned, drag, water, ..
+        turned,
+        midpoints,
+        drag,
+        water,
+        ..
     } = scratch;
     for start in (0..t).step_by(BLOCK) {
         let n = BLOCK.min(t - start);
@@ -821,21 +827,61 @@ pub(crate) fn drag_pass<'a>(
                 }
             }
         }
-        let rows = DragRows {
+        let centroids = DragRows {
             point: turned.point.each_ref().map(|c| &c[..]),
             normal: turned.normal.each_ref().map(|c| &c[..]),
             water: turned.water.each_ref().map(|c| &c[..]),
             area: &wet.area[range.clone()],
             radius_squared: &cols.radius_squared[range.clone()],
         };
-        drag_rows(&rows, n, &k, drag, &mut sums, &mut three);
+        drag_rows(&centroids, n, &k, drag, &mut sums, &mut three);
+        // The triangles the rotation spreads: their edge midpoints, a third of the area
+        // each, gathered into blocks of points.
+        let corners = cols.corners.each_ref().map(|c| rows(c, &range));
         for (i, &flag) in three.iter().enumerate().take(n) {
-            if flag != 0 {
-                three_points.push((start + i) as u32);
+            if flag == 0 {
+                continue;
+            }
+            let share = wet.area[start + i] / 3.0;
+            for (p, q) in [(0, 1), (1, 2), (2, 0)] {
+                let mid = [0, 1, 2].map(|axis| (corners[p][axis][i] + corners[q][axis][i]) * 0.5);
+                let world = DVec3::from_array(std::array::from_fn(|axis| {
+                    r[axis] * mid[0] + r[axis + 3] * mid[1] + r[axis + 6] * mid[2]
+                }));
+                let normal = DVec3::new(turned.normal[0][i], turned.normal[1][i], turned.normal[2][i]);
+                let water = DVec3::new(turned.water[0][i], turned.water[1][i], turned.water[2][i]);
+                if midpoints.push(world, normal, water, share) {
+                    midpoint_rows(midpoints, &k, drag, &mut sums);
+                }
             }
         }
     }
+    if !midpoints.is_empty() {
+        midpoint_rows(midpoints, &k, drag, &mut sums);
+    }
     drag_sums(&sums)
+}
+
+/// Drag at the points of `block` (no three-point rule: each has its share of area);
+/// empties the block.
+#[inline(always)]
+fn midpoint_rows(
+    block: &mut PointBlock,
+    k: &DragConstants,
+    columns: &mut [[f64; BLOCK]; DRAG_OUT],
+    sums: &mut [[f64; 4]; DRAG_OUT],
+) {
+    let no_spread = [0.0; BLOCK];
+    let mut three = [0u8; BLOCK];
+    let rows = DragRows {
+        point: block.point.each_ref().map(|c| &c[..]),
+        normal: block.normal.each_ref().map(|c| &c[..]),
+        water: block.water.each_ref().map(|c| &c[..]),
+        area: &block.area,
+        radius_squared: &no_spread,
+    };
+    drag_rows(&rows, block.len, k, columns, sums, &mut three);
+    block.len = 0;
 }
 
 /// Up to [`BLOCK`] drag points gathered one at a time (the edge midpoints of the
@@ -890,24 +936,9 @@ impl PointBlock {
 /// `motion`; empties the block.
 #[multiversion(targets("x86_64+avx2"))]
 pub(crate) fn drag_points(scratch: &mut Scratch, motion: &Motion, params: &DragParams) -> DragSums {
-    let Scratch {
-        points: block,
-        drag: columns,
-        ..
-    } = scratch;
     let k = DragConstants::new(motion, params);
     let mut sums = [[0.0f64; 4]; DRAG_OUT];
-    let mut three = [0u8; BLOCK];
-    let zero = [0.0; BLOCK];
-    let rows = DragRows {
-        point: block.point.each_ref().map(|c| &c[..]),
-        normal: block.normal.each_ref().map(|c| &c[..]),
-        water: block.water.each_ref().map(|c| &c[..]),
-        area: &block.area,
-        radius_squared: &zero,
-    };
-    drag_rows(&rows, block.len, &k, columns, &mut sums, &mut three);
-    block.len = 0;
+    midpoint_rows(&mut scratch.points, &k, &mut scratch.drag, &mut sums);
     drag_sums(&sums)
 }
 
@@ -921,8 +952,10 @@ pub(crate) struct Scratch {
     water: [[[f64; BLOCK]; 3]; 3],
     /// Drag points gathered one at a time.
     pub points: PointBlock,
-    /// A block of triangles' centroids and normals in world axes.
+    /// A block of triangles' centroids and normals in world axes ...
     turned: PointBlock,
+    /// ... and the midpoints of one of their edges.
+    midpoints: PointBlock,
 }
 
 thread_local! {
@@ -941,6 +974,7 @@ impl Scratch {
                 water: [[[0.0; BLOCK]; 3]; 3],
                 points: PointBlock::default(),
                 turned: PointBlock::default(),
+                midpoints: PointBlock::default(),
             })
         })
     }
