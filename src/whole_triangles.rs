@@ -1,7 +1,7 @@
 //! The step's hot loops: forces on the triangles wholly under or wholly above the water.
 //!
 //! Most of a hull is not cut by the water: on the Stanford bunny floating at half height
-//! 94 % of the triangles are wholly wet or wholly dry. Those need no clipping, and their
+//! 97 % of the triangles (3554 of 3674) are wholly wet or wholly dry. Those need no clipping, and their
 //! forces are the same formulas as for a clipped piece ([`crate::forces`]) with the
 //! piece being the triangle.
 //!
