@@ -128,6 +128,10 @@ impl Water {
             query.query(points, time, heights, normals.as_deref_mut(), velocities.as_deref_mut());
             return check_answers(heights, normals.as_deref(), velocities.as_deref());
         }
+        if let Water::Gerstner(sea) = self {
+            sea.sample_batch(points, time, heights, normals, velocities);
+            return Ok(());
+        }
         let surface: &dyn WaterSurface = match self {
             Water::Flat(w) => w,
             Water::Perlin(w) => w.as_ref(),
