@@ -165,11 +165,13 @@ impl History {
 }
 
 /// What the drag pass needs of a step's triangles besides the hull: the wetted area of
-/// each (zero where not wholly wet), and which ones the water cuts (1).
+/// each (zero where not wholly wet), which ones the water cuts (1), and the water's
+/// velocity averaged over each (when it moves).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WetTriangles {
     pub area: Vec<f64>,
     pub cut: Vec<u8>,
+    pub water: [Vec<f64>; 3],
 }
 
 impl WetTriangles {
@@ -177,6 +179,7 @@ impl WetTriangles {
         Self {
             area: vec![0.0; triangles],
             cut: vec![0; triangles],
+            water: std::array::from_fn(|_| vec![0.0; triangles]),
         }
     }
 }
@@ -244,7 +247,7 @@ fn scale(a: [f64; 3], s: f64) -> [f64; 3] {
 /// The columns [`whole_pass`] sums ...
 const SUMMED: usize = 31;
 /// ... and all it writes per triangle.
-const WHOLE_OUT: usize = SUMMED + 4;
+const WHOLE_OUT: usize = SUMMED + 7;
 
 /// Forces on every triangle wholly under or above the water. Writes the slamming history
 /// of every triangle (the step then overwrites that of the cut ones), the triangles for
@@ -546,6 +549,9 @@ fn whole_loop<const SQUARE: bool>(
                 velocity[1],
                 velocity[2],
                 is_cut,
+                water[0],
+                water[1],
+                water[2],
             ];
             for (column, value) in columns.iter_mut().zip(out) {
                 column[i] = value;
@@ -558,6 +564,11 @@ fn whole_loop<const SQUARE: bool>(
         wet_area.copy_from_slice(column(10));
         for (k, velocity) in history_velocity.into_iter().enumerate() {
             velocity.copy_from_slice(column(SUMMED + k));
+        }
+        if !moving.is_empty() {
+            for (k, water) in wet.water.iter_mut().enumerate() {
+                water[range.clone()].copy_from_slice(column(SUMMED + 4 + k));
+            }
         }
         for (i, (&is_cut, &area)) in column(SUMMED + 3).iter().zip(column(10)).enumerate() {
             wet_cut[i] = u8::from(is_cut != 0.0);
@@ -785,14 +796,13 @@ pub(crate) fn drag_pass<'a>(
     let t = wet.area.len();
     let k = DragConstants::new(motion, params);
     let r = mesh.rotation.to_cols_array();
-    let moving = mesh.water_velocities.unwrap_or(&[]);
+    let moving = mesh.water_velocities.is_some();
     let mut sums = [[0.0f64; 4]; DRAG_OUT];
     let mut three = [0u8; BLOCK];
     let Scratch {
         turned,
         midpoints,
         drag,
-        water,
         ..
     } = scratch;
     for start in (0..t).step_by(BLOCK) {
@@ -809,22 +819,12 @@ pub(crate) fn drag_pass<'a>(
                 world[2][i] = r[2] * x + r[5] * y + r[8] * z;
             }
         }
-        if moving.is_empty() {
-            turned.water = [[0.0; BLOCK]; 3];
-        } else {
-            let indices = cols.indices.each_ref().map(|c| &c[range.clone()]);
-            for (k, column) in indices.iter().enumerate() {
-                for (i, &v) in column.iter().enumerate() {
-                    let u = moving[v as usize];
-                    water[k][0][i] = u.x;
-                    water[k][1][i] = u.y;
-                    water[k][2][i] = u.z;
-                }
-            }
-            for (axis, mean) in turned.water.iter_mut().enumerate() {
-                for (i, mean) in mean.iter_mut().enumerate().take(n) {
-                    *mean = (water[0][axis][i] + water[1][axis][i] + water[2][axis][i]) * (1.0 / 3.0);
-                }
+        // The water's velocity over each triangle, as the whole-triangle pass left it.
+        for (mean, water) in turned.water.iter_mut().zip(&wet.water) {
+            if moving {
+                mean[..n].copy_from_slice(&water[range.clone()]);
+            } else {
+                mean[..n].fill(0.0);
             }
         }
         let centroids = DragRows {
