@@ -7,8 +7,9 @@
 //!
 //! The hull keeps its triangles as columns of numbers ([`crate::hull::TriangleColumns`]);
 //! the loops here run over them one triangle per iteration with no branches, so that
-//! the compiler vectorises them (four triangles per AVX2 instruction: the loops are
-//! compiled twice with `multiversion`, for the x86-64 baseline and for AVX2). A triangle
+//! the compiler vectorises them (four triangles per AVX2 instruction, eight per AVX-512
+//! one: the loops are compiled with `multiversion` for the x86-64 baseline, AVX2 and
+//! AVX-512, whose 32 vector registers also spill less). A triangle
 //! cut by the water is marked and left to the step's clipping code, one at a time; a
 //! triangle not wholly wet (dry) gives zero wet (dry) forces. Sums are taken per block of
 //! triangles with four accumulators, in a fixed order: the result does not depend on
@@ -257,7 +258,7 @@ const WHOLE_OUT: usize = SUMMED + 7;
 /// Forces on every triangle wholly under or above the water. Writes the slamming history
 /// of every triangle (the step then overwrites that of the cut ones), the triangles for
 /// [`drag_pass`], and the cut triangles to `cut`.
-#[multiversion(targets("x86_64+avx2"))]
+#[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn whole_pass<'a>(
     mesh: &Mesh<'a>,
@@ -789,7 +790,7 @@ fn drag_sums(sums: &[[f64; 4]; DRAG_OUT]) -> DragSums {
 
 /// Viscous and pressure drag on the wet triangles at `motion`, by the one-point rule or,
 /// where the rotation spreads the velocity across a triangle, the three-point rule.
-#[multiversion(targets("x86_64+avx2"))]
+#[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
 pub(crate) fn drag_pass<'a>(
     mesh: &Mesh<'a>,
     wet: &WetTriangles,
@@ -939,7 +940,7 @@ impl PointBlock {
 
 /// Viscous and pressure drag at the points of `block` (each with its share of area), at
 /// `motion`; empties the block.
-#[multiversion(targets("x86_64+avx2"))]
+#[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
 pub(crate) fn drag_points(scratch: &mut Scratch, motion: &Motion, params: &DragParams) -> DragSums {
     let k = DragConstants::new(motion, params);
     let mut sums = [[0.0f64; 4]; DRAG_OUT];
