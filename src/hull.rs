@@ -119,8 +119,6 @@ pub(crate) struct TriangleColumns {
     /// `indices[k][j]`: the vertex at corner `k` of triangle `j`.
     pub indices: [Vec<u32>; 3],
     pub area: Vec<f64>,
-    /// `1 / (2 area)`: turns `cross(b - a, c - a)` into the unit normal.
-    pub inverse_twice_area: Vec<f64>,
     /// Centroid and outward unit normal, local coordinates.
     pub centroid: [Vec<f64>; 3],
     pub normal: [Vec<f64>; 3],
@@ -143,7 +141,6 @@ impl TriangleColumns {
             }),
             indices: std::array::from_fn(|k| triangles.iter().map(|t| t[k]).collect()),
             area: areas.to_vec(),
-            inverse_twice_area: areas.iter().map(|a| 1.0 / (2.0 * a)).collect(),
             centroid: std::array::from_fn(|axis| centroids.iter().map(|c| c[axis]).collect()),
             normal: std::array::from_fn(|axis| normals.iter().map(|n| n[axis]).collect()),
             radius_squared: corners

@@ -16,8 +16,11 @@
 //! threads or on the CPU (Rust never fuses `a * b + c`). The clipping code is also the
 //! reference: `Body`'s tests check that the two ways agree.
 //!
-//! The corners are rotated per triangle, not per vertex (three small matrix products
-//! cost less than gathering shared vertices); the water is still sampled once per vertex.
+//! The loops work in the body's axes: the hull's corners, centroids and normals are read
+//! as stored and never turned; the body's motion, the wind and world up are turned into
+//! body axes once per step and the sums back into world axes at the end. A flat water's
+//! heights are `up . p` per corner, the same arithmetic as the vertex heights to the bit;
+//! other water is sampled once per vertex and gathered.
 //!
 //! Drag is integrated over a piece with one point, its centroid, when the rotation adds
 //! little to the velocity across it (`|omega| r < |u_c| / 10`, `r` the farthest vertex
@@ -172,7 +175,7 @@ impl History {
 
 /// What the drag pass needs of a step's triangles besides the hull: the wetted area of
 /// each (zero where not wholly wet), which ones the water cuts (1), and the water's
-/// velocity averaged over each (when it moves).
+/// velocity averaged over each, in body axes (when it moves).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WetTriangles {
     pub area: Vec<f64>,
@@ -251,13 +254,19 @@ fn scale(a: [f64; 3], s: f64) -> [f64; 3] {
 }
 
 /// The columns [`whole_pass`] sums ...
-const SUMMED: usize = 31;
+const SUMMED: usize = 32;
 /// ... and all it writes per triangle.
 const WHOLE_OUT: usize = SUMMED + 7;
 
 /// Forces on every triangle wholly under or above the water. Writes the slamming history
 /// of every triangle (the step then overwrites that of the cut ones), the triangles for
 /// [`drag_pass`], and the cut triangles to `cut`.
+///
+/// The loop works in the body's axes: the hull's corners, centroids and normals are
+/// read as stored, the body's motion, the wind and the up direction are turned into
+/// body axes once, and the sums are turned back into world axes at the end. Only the
+/// slamming history (which must compare with the last step's, in other axes) and the
+/// water's velocity are turned per triangle.
 #[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn whole_pass<'a>(
@@ -271,35 +280,46 @@ pub(crate) fn whole_pass<'a>(
     scratch: &mut Scratch,
 ) -> WholeSums {
     // A slamming power of 2 (the default) needs neither |swept| nor the power's square
-    // root: the loop is specialised for it (in vector code both sides of a choice run).
+    // root, and still water needs no water velocity: the loop is specialised for both
+    // (in vector code both sides of a choice run).
     let square = params.slamming.is_none_or(|(s, _)| s.power == 2.0);
-    if square {
-        whole_loop::<true>(mesh, motion, params, prior, history, wet, cut, scratch)
-    } else {
-        whole_loop::<false>(mesh, motion, params, prior, history, wet, cut, scratch)
+    let args = (mesh, motion, params, prior, history, wet, cut, scratch);
+    match (square, mesh.water_velocities.is_some()) {
+        (true, false) => whole_loop::<true, false>(args),
+        (true, true) => whole_loop::<true, true>(args),
+        (false, false) => whole_loop::<false, false>(args),
+        (false, true) => whole_loop::<false, true>(args),
     }
 }
 
+type WholeArgs<'m, 'a> = (
+    &'m Mesh<'a>,
+    &'m Motion,
+    &'m WholeParams,
+    &'m History,
+    &'m mut History,
+    &'m mut WetTriangles,
+    &'m mut Vec<u32>,
+    &'m mut Scratch,
+);
+
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn whole_loop<const SQUARE: bool>(
-    mesh: &Mesh<'_>,
-    motion: &Motion,
-    params: &WholeParams,
-    prior: &History,
-    history: &mut History,
-    wet: &mut WetTriangles,
-    cut: &mut Vec<u32>,
-    scratch: &mut Scratch,
+fn whole_loop<const SQUARE: bool, const MOVING: bool>(
+    (mesh, motion, params, prior, history, wet, cut, scratch): WholeArgs<'_, '_>,
 ) -> WholeSums {
     let cols = mesh.columns;
     let t = cols.area.len();
-    let r = mesh.rotation.to_cols_array();
+    let turn = mesh.rotation;
+    let r = turn.to_cols_array();
+    let to_body = turn.transpose();
+    let local = |v: DVec3| (to_body * v).to_array();
     let (com, v_com, omega) = (
-        motion.com.to_array(),
-        motion.velocity.to_array(),
-        motion.angular_velocity.to_array(),
+        local(motion.com),
+        local(motion.velocity),
+        local(motion.angular_velocity),
     );
+    // World up in body axes: a height is `up . p` above the origin.
+    let up = [r[1], r[4], r[7]];
     let (flat, origin_y, level) = match mesh.flat {
         Some((o, l)) => (true, o, l),
         None => (false, 0.0, 0.0),
@@ -307,7 +327,7 @@ fn whole_loop<const SQUARE: bool>(
     let moving = mesh.water_velocities.unwrap_or(&[]);
     let pressure_on = params.pressure != Pressure::Off;
     let exact = params.pressure == Pressure::Exact;
-    let keep_horizontal = if params.vertical_only { 0.0 } else { 1.0 };
+    let vertical_only = params.vertical_only;
     let (slam_on, slam, dt) = match params.slamming {
         Some((s, dt)) => (true, s, dt),
         None => (
@@ -325,15 +345,16 @@ fn whole_loop<const SQUARE: bool>(
     let stop_per_area = 2.0 * slam.mass / slam.hull_area / dt;
     let (fixed_cap, cap) = (slam.max_acceleration > 0.0, slam.max_acceleration * dt);
     let (air_on, air_factor, wind) = match params.air {
-        Some((density, coefficient, w)) => (true, -0.5 * density * coefficient, w.to_array()),
+        Some((density, coefficient, w)) => (true, -0.5 * density * coefficient, local(w)),
         None => (false, 0.0, [0.0; 3]),
     };
     let (lumped_on, facing_direction) = match params.lumped_air {
-        Some(v) if v.length() > 0.0 => (true, (v / v.length()).to_array()),
+        Some(v) if v.length() > 0.0 => (true, local(v / v.length())),
         Some(_) => (true, [0.0; 3]),
         None => (false, [0.0; 3]),
     };
     let third = 1.0 / 3.0;
+    let k = if pressure_on { -params.rho_g / 6.0 } else { 0.0 };
 
     let Scratch {
         whole: columns,
@@ -355,7 +376,7 @@ fn whole_loop<const SQUARE: bool>(
                 }
             }
         }
-        if !moving.is_empty() {
+        if MOVING {
             for k in 0..3 {
                 for (i, &v) in indices[k].iter().enumerate() {
                     let u = moving[v as usize];
@@ -369,25 +390,20 @@ fn whole_loop<const SQUARE: bool>(
             .corners
             .each_ref()
             .map(|c| c.each_ref().map(|axis| &axis[range.clone()]));
+        let (centroids, normals) = (rows(&cols.centroid, &range), rows(&cols.normal, &range));
         let areas = &cols.area[range.clone()];
-        let inverse_twice_area = &cols.inverse_twice_area[range.clone()];
         let (prior_area, prior_velocity) = (&prior.area[range.clone()], rows(&prior.velocity, &range));
         let history_area = &mut history.area[range.clone()];
         let history_velocity = rows_mut(&mut history.velocity, &range);
         let (wet_area, wet_cut) = (&mut wet.area[range.clone()], &mut wet.cut[range.clone()]);
         for i in 0..n {
-            let corner = |k: usize| {
-                let (x, y, z) = (corners[k][0][i], corners[k][1][i], corners[k][2][i]);
-                [
-                    r[0] * x + r[3] * y + r[6] * z,
-                    r[1] * x + r[4] * y + r[7] * z,
-                    r[2] * x + r[5] * y + r[8] * z,
-                ]
-            };
+            let corner = |k: usize| [corners[k][0][i], corners[k][1][i], corners[k][2][i]];
             let (a, b, c) = (corner(0), corner(1), corner(2));
+            // The same arithmetic as the vertex heights (`Body::sample_water`), to the bit,
+            // so that this loop and the clipping code agree on which triangles are cut.
             let height = |k: usize, p: [f64; 3]| {
                 if flat {
-                    (p[1] + origin_y) - level
+                    ((r[1] * p[0] + r[4] * p[1] + r[7] * p[2]) + origin_y) - level
                 } else {
                     gathered_heights[k][i]
                 }
@@ -397,20 +413,26 @@ fn whole_loop<const SQUARE: bool>(
             let is_dry = ha >= 0.0 && hb >= 0.0 && hc >= 0.0;
             let is_cut = if !is_wet && !is_dry { 1.0 } else { 0.0 };
             let area = areas[i];
-            let s = cross(sub(b, a), sub(c, a));
-            let normal = scale(s, inverse_twice_area[i]);
-            let centroid = [
-                (a[0] + b[0] + c[0]) * third,
-                (a[1] + b[1] + c[1]) * third,
-                (a[2] + b[2] + c[2]) * third,
-            ];
+            let normal = [normals[0][i], normals[1][i], normals[2][i]];
+            // cross(b - a, c - a), as stored.
+            let s = scale(normal, area * 2.0);
+            let s_up = dot(up, s);
+            let centroid = [centroids[0][i], centroids[1][i], centroids[2][i]];
             let arm = sub(centroid, com);
             let spin = cross(omega, arm);
-            let water = std::array::from_fn::<f64, 3, _>(|axis| {
+            let water = if MOVING {
                 let g = &gathered_water;
-                let mean = (g[0][axis][i] + g[1][axis][i] + g[2][axis][i]) * third;
-                if moving.is_empty() { 0.0 } else { mean }
-            });
+                let mean =
+                    std::array::from_fn::<f64, 3, _>(|axis| (g[0][axis][i] + g[1][axis][i] + g[2][axis][i]) * third);
+                let m = to_body.to_cols_array();
+                [
+                    m[0] * mean[0] + m[3] * mean[1] + m[6] * mean[2],
+                    m[1] * mean[0] + m[4] * mean[1] + m[7] * mean[2],
+                    m[2] * mean[0] + m[5] * mean[1] + m[8] * mean[2],
+                ]
+            } else {
+                [0.0; 3]
+            };
             let velocity = [
                 v_com[0] + spin[0] - water[0],
                 v_com[1] + spin[1] - water[1],
@@ -421,18 +443,14 @@ fn whole_loop<const SQUARE: bool>(
             // Hydrostatic pressure (forces::buoyancy::pressure). Its moment about the centre
             // of mass is `(P / (4 D) - com) x s k D` with `P` the depth-weighted edge
             // midpoints, `D` the depth sum and `k = -rho g / 6`: written as
-            // `(P / 4 - com D) x s k`, with no division.
+            // `(P / 4 - com D) x s k`, with no division. Vertical buoyancy keeps the part
+            // of `s` along world up.
             // (Depths are zero where not wholly wet: a vertex with no water under it has an
             // infinite height, and an infinite depth times a zero weight is NaN.)
             let (da, db, dc) = if is_wet { (-ha, -hb, -hc) } else { (0.0, 0.0, 0.0) };
             let depth_sum = da + db + dc;
-            let k = if pressure_on { -params.rho_g / 6.0 } else { 0.0 };
-            let push = depth_sum * k;
-            let force = [
-                s[0] * push * keep_horizontal,
-                s[1] * push,
-                s[2] * push * keep_horizontal,
-            ];
+            let pushed = if vertical_only { scale(up, s_up) } else { s };
+            let force = scale(pushed, depth_sum * k);
             let lever = if exact {
                 let (ab, bc, ca) = (da + db, db + dc, dc + da);
                 std::array::from_fn(|x| {
@@ -441,40 +459,41 @@ fn whole_loop<const SQUARE: bool>(
             } else {
                 scale(arm, depth_sum)
             };
-            let torque = cross(
-                lever,
-                [s[0] * k * keep_horizontal, s[1] * k, s[2] * k * keep_horizontal],
-            );
+            let torque = cross(lever, scale(pushed, k));
 
-            // Submerged volume (forces::buoyancy::SubmergedVolume::add).
-            let area_y = if is_wet { s[1] * 0.5 } else { 0.0 };
+            // Submerged volume (forces::buoyancy::SubmergedVolume::add): the volume under
+            // the triangle down to the water, and its moment: the edge midpoints weighted
+            // by their depths, and the depths' own part along world up.
+            let area_y = if is_wet { s_up * 0.5 } else { 0.0 };
             let volume = -(area_y * depth_sum * third);
             let depths = [(da + db) * 0.5, (db + dc) * 0.5, (dc + da) * 0.5];
-            let mids = [
-                [(a[0] + b[0]) * 0.5, (a[1] + b[1]) * 0.5, (a[2] + b[2]) * 0.5],
-                [(b[0] + c[0]) * 0.5, (b[1] + c[1]) * 0.5, (b[2] + c[2]) * 0.5],
-                [(c[0] + a[0]) * 0.5, (c[1] + a[1]) * 0.5, (c[2] + a[2]) * 0.5],
-            ];
-            let (mut mx, mut my, mut mz) = (0.0, 0.0, 0.0);
-            for m in 0..3 {
-                mx += mids[m][0] * depths[m];
-                mz += mids[m][2] * depths[m];
-                my += -(depths[m] * mids[m][1] + depths[m] * depths[m] * 0.5);
-            }
+            let (ab, bc, ca) = (
+                std::array::from_fn::<f64, 3, _>(|x| (a[x] + b[x]) * 0.5),
+                std::array::from_fn::<f64, 3, _>(|x| (b[x] + c[x]) * 0.5),
+                std::array::from_fn::<f64, 3, _>(|x| (c[x] + a[x]) * 0.5),
+            );
+            let weighted: [f64; 3] = std::array::from_fn(|x| ab[x] * depths[0] + bc[x] * depths[1] + ca[x] * depths[2]);
+            let depth_squares = (depths[0] * depths[0] + depths[1] * depths[1] + depths[2] * depths[2]) * 0.5;
             let w = area_y * third;
 
             // Slamming (forces::slamming::slamming_force; the wetted area is the triangle's).
             // ratio = |swept| / (A r) with r = |v| (or dt Gamma_max when set) and
             // cos = v.n / |v|: one division for both, and for the power 2
             // ratio^2 = |swept|^2 |v| / (A^2 r^2 |v|), no root of |swept|^2.
+            // The swept volume compares with the last step's velocity, kept in world axes.
             let speed = dot(velocity, velocity).sqrt();
             let along = dot(velocity, normal);
             let acts = slam_on && is_wet && along > 0.0;
+            let world_velocity = [
+                r[0] * velocity[0] + r[3] * velocity[1] + r[6] * velocity[2],
+                r[1] * velocity[0] + r[4] * velocity[1] + r[7] * velocity[2],
+                r[2] * velocity[0] + r[5] * velocity[1] + r[8] * velocity[2],
+            ];
             let before = prior_area[i];
             let swept = [
-                velocity[0] * wetted - prior_velocity[0][i] * before,
-                velocity[1] * wetted - prior_velocity[1][i] * before,
-                velocity[2] * wetted - prior_velocity[2][i] * before,
+                world_velocity[0] * wetted - prior_velocity[0][i] * before,
+                world_velocity[1] * wetted - prior_velocity[1][i] * before,
+                world_velocity[2] * wetted - prior_velocity[2][i] * before,
             ];
             let swept_squared = dot(swept, swept);
             let reach = if fixed_cap { cap } else { speed };
@@ -525,9 +544,9 @@ fn whole_loop<const SQUARE: bool>(
                 torque[1],
                 torque[2],
                 volume,
-                -(w * mx),
-                w * my,
-                -(w * mz),
+                w * weighted[0],
+                w * weighted[1],
+                w * weighted[2],
                 wetted,
                 centroid[0] * wetted,
                 centroid[1] * wetted,
@@ -549,11 +568,12 @@ fn whole_loop<const SQUARE: bool>(
                 centroid[0] * lumped_area,
                 centroid[1] * lumped_area,
                 centroid[2] * lumped_area,
+                w * depth_squares,
                 // Not summed: copied out after the loop, so that the loop writes only
                 // to the stack (writes to the heap would need run-time alias checks).
-                velocity[0],
-                velocity[1],
-                velocity[2],
+                world_velocity[0],
+                world_velocity[1],
+                world_velocity[2],
                 is_cut,
                 water[0],
                 water[1],
@@ -571,7 +591,7 @@ fn whole_loop<const SQUARE: bool>(
         for (k, velocity) in history_velocity.into_iter().enumerate() {
             velocity.copy_from_slice(column(SUMMED + k));
         }
-        if !moving.is_empty() {
+        if MOVING {
             for (k, water) in wet.water.iter_mut().enumerate() {
                 water[range.clone()].copy_from_slice(column(SUMMED + 4 + k));
             }
@@ -584,21 +604,27 @@ fn whole_loop<const SQUARE: bool>(
             wet_count += usize::from(area > 0.0);
         }
     }
-    let vector = |k: usize| DVec3::new(total(sums[k]), total(sums[k + 1]), total(sums[k + 2]));
+    let world = |k: usize| turn * DVec3::new(total(sums[k]), total(sums[k + 1]), total(sums[k + 2]));
+    let mut buoyancy_force = world(0);
+    if vertical_only {
+        // Along world up by construction; exactly, not to rounding.
+        buoyancy_force.x = 0.0;
+        buoyancy_force.z = 0.0;
+    }
     WholeSums {
-        buoyancy_force: vector(0),
-        buoyancy_torque: vector(3),
+        buoyancy_force,
+        buoyancy_torque: world(3),
         volume: total(sums[6]),
-        volume_moment: vector(7),
+        volume_moment: -world(7) - DVec3::new(0.0, total(sums[31]), 0.0),
         area: total(sums[10]),
-        area_moment: vector(11),
-        slamming_force: vector(14),
-        slamming_torque: vector(17),
-        air_force: vector(20),
-        air_torque: vector(23),
+        area_moment: world(11),
+        slamming_force: world(14),
+        slamming_torque: world(17),
+        air_force: world(20),
+        air_torque: world(23),
         projected_area: total(sums[26]),
         emerged_area: total(sums[27]),
-        emerged_moment: vector(28),
+        emerged_moment: world(28),
         wet_count,
     }
 }
@@ -620,8 +646,12 @@ pub(crate) struct DragSums {
     pub torque: DVec3,
 }
 
-/// The columns [`drag_pass`] sums.
-const DRAG_OUT: usize = 9;
+/// The columns [`drag_pass`] sums ...
+const DRAG_SUMMED: usize = 9;
+/// ... and all it writes per point (the last: whether it needs the three-point rule; a
+/// column of numbers rather than of flags, one kind of store less, keeps the loop free
+/// of run-time alias checks).
+const DRAG_OUT: usize = DRAG_SUMMED + 1;
 
 /// Rows of drag points: where, on what face, in what water, with how much area, and
 /// how far the face reaches from the point (zero: never the three-point rule).
@@ -687,15 +717,14 @@ fn drag_rows(
     n: usize,
     k: &DragConstants,
     columns: &mut [[f64; BLOCK]; DRAG_OUT],
-    sums: &mut [[f64; 4]; DRAG_OUT],
-    three: &mut [u8; BLOCK],
+    sums: &mut [[f64; 4]; DRAG_SUMMED],
 ) {
     // Falloffs of 1/2 (the default) need one square root and no division: the loop is
     // specialised for them (in vector code both sides of a choice run).
     if k.c.pressure_falloff == 0.5 && k.c.suction_falloff == 0.5 {
-        drag_loop::<true>(rows, n, k, columns, sums, three)
+        drag_loop::<true>(rows, n, k, columns, sums)
     } else {
-        drag_loop::<false>(rows, n, k, columns, sums, three)
+        drag_loop::<false>(rows, n, k, columns, sums)
     }
 }
 
@@ -705,8 +734,7 @@ fn drag_loop<const HALF: bool>(
     n: usize,
     k: &DragConstants,
     columns: &mut [[f64; BLOCK]; DRAG_OUT],
-    sums: &mut [[f64; 4]; DRAG_OUT],
-    three: &mut [u8; BLOCK],
+    sums: &mut [[f64; 4]; DRAG_SUMMED],
 ) {
     let (com, v, omega, c) = (k.com, k.velocity, k.omega, k.c);
     let spread = ONE_POINT_SPREAD * ONE_POINT_SPREAD;
@@ -730,7 +758,6 @@ fn drag_loop<const HALF: bool>(
         let normal = [normal[0][i], normal[1][i], normal[2][i]];
         let speed_squared = dot(u, u);
         let needs_three = areas[i] > 0.0 && radius[i] * k.omega_squared > speed_squared * spread;
-        three[i] = u8::from(needs_three);
         let area = if needs_three { 0.0 } else { areas[i] };
         let speed = speed_squared.sqrt();
         let along = dot(u, normal);
@@ -770,16 +797,25 @@ fn drag_loop<const HALF: bool>(
         let fd = scale(normal, magnitude);
         let torque = cross(arm, [fv[0] + fd[0], fv[1] + fd[1], fv[2] + fd[2]]);
         let out = [
-            fv[0], fv[1], fv[2], fd[0], fd[1], fd[2], torque[0], torque[1], torque[2],
+            fv[0],
+            fv[1],
+            fv[2],
+            fd[0],
+            fd[1],
+            fd[2],
+            torque[0],
+            torque[1],
+            torque[2],
+            if needs_three { 1.0 } else { 0.0 },
         ];
         for (column, value) in columns.iter_mut().zip(out) {
             column[i] = value;
         }
     }
-    accumulate(&columns[..], n, sums);
+    accumulate(&columns[..DRAG_SUMMED], n, sums);
 }
 
-fn drag_sums(sums: &[[f64; 4]; DRAG_OUT]) -> DragSums {
+fn drag_sums(sums: &[[f64; 4]; DRAG_SUMMED]) -> DragSums {
     let vector = |k: usize| DVec3::new(total(sums[k]), total(sums[k + 1]), total(sums[k + 2]));
     DragSums {
         viscous: vector(0),
@@ -790,6 +826,8 @@ fn drag_sums(sums: &[[f64; 4]; DRAG_OUT]) -> DragSums {
 
 /// Viscous and pressure drag on the wet triangles at `motion`, by the one-point rule or,
 /// where the rotation spreads the velocity across a triangle, the three-point rule.
+/// Works in body axes, like [`whole_pass`]: the hull's centroids and normals are read as
+/// stored.
 #[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
 pub(crate) fn drag_pass<'a>(
     mesh: &Mesh<'a>,
@@ -800,47 +838,35 @@ pub(crate) fn drag_pass<'a>(
 ) -> DragSums {
     let cols = mesh.columns;
     let t = wet.area.len();
-    let k = DragConstants::new(motion, params);
-    let r = mesh.rotation.to_cols_array();
+    let turn = mesh.rotation;
+    let to_body = turn.transpose();
+    let local = Motion {
+        com: to_body * motion.com,
+        velocity: to_body * motion.velocity,
+        angular_velocity: to_body * motion.angular_velocity,
+    };
+    let k = DragConstants::new(&local, params);
     let moving = mesh.water_velocities.is_some();
-    let mut sums = [[0.0f64; 4]; DRAG_OUT];
+    let mut sums = [[0.0f64; 4]; DRAG_SUMMED];
     let mut three = [0u8; BLOCK];
-    let Scratch {
-        turned,
-        midpoints,
-        drag,
-        ..
-    } = scratch;
+    let Scratch { midpoints, drag, .. } = scratch;
+    let still = [[0.0; BLOCK]; 3];
     for start in (0..t).step_by(BLOCK) {
         let n = BLOCK.min(t - start);
         let range = start..start + n;
-        // The centroids and normals turned into world axes, the water's velocity averaged
-        // over each triangle.
-        let (centroid, normal) = (rows(&cols.centroid, &range), rows(&cols.normal, &range));
-        for i in 0..n {
-            for (local, world) in [(centroid, &mut turned.point), (normal, &mut turned.normal)] {
-                let (x, y, z) = (local[0][i], local[1][i], local[2][i]);
-                world[0][i] = r[0] * x + r[3] * y + r[6] * z;
-                world[1][i] = r[1] * x + r[4] * y + r[7] * z;
-                world[2][i] = r[2] * x + r[5] * y + r[8] * z;
-            }
-        }
-        // The water's velocity over each triangle, as the whole-triangle pass left it.
-        for (mean, water) in turned.water.iter_mut().zip(&wet.water) {
-            if moving {
-                mean[..n].copy_from_slice(&water[range.clone()]);
-            } else {
-                mean[..n].fill(0.0);
-            }
-        }
+        let (normal, water) = (rows(&cols.normal, &range), rows(&wet.water, &range));
+        let still = still.each_ref().map(|c| &c[..n]);
         let centroids = DragRows {
-            point: turned.point.each_ref().map(|c| &c[..]),
-            normal: turned.normal.each_ref().map(|c| &c[..]),
-            water: turned.water.each_ref().map(|c| &c[..]),
+            point: rows(&cols.centroid, &range),
+            normal,
+            water: if moving { water } else { still },
             area: &wet.area[range.clone()],
             radius_squared: &cols.radius_squared[range.clone()],
         };
-        drag_rows(&centroids, n, &k, drag, &mut sums, &mut three);
+        drag_rows(&centroids, n, &k, drag, &mut sums);
+        for (flag, &needs) in three.iter_mut().zip(&drag[DRAG_SUMMED][..n]) {
+            *flag = u8::from(needs != 0.0);
+        }
         // The triangles the rotation spreads: their edge midpoints, a third of the area
         // each, gathered into blocks of points.
         let corners = cols.corners.each_ref().map(|c| rows(c, &range));
@@ -849,14 +875,15 @@ pub(crate) fn drag_pass<'a>(
                 continue;
             }
             let share = wet.area[start + i] / 3.0;
+            let normal = DVec3::new(normal[0][i], normal[1][i], normal[2][i]);
+            let water = if moving {
+                DVec3::new(water[0][i], water[1][i], water[2][i])
+            } else {
+                DVec3::ZERO
+            };
             for (p, q) in [(0, 1), (1, 2), (2, 0)] {
-                let mid = [0, 1, 2].map(|axis| (corners[p][axis][i] + corners[q][axis][i]) * 0.5);
-                let world = DVec3::from_array(std::array::from_fn(|axis| {
-                    r[axis] * mid[0] + r[axis + 3] * mid[1] + r[axis + 6] * mid[2]
-                }));
-                let normal = DVec3::new(turned.normal[0][i], turned.normal[1][i], turned.normal[2][i]);
-                let water = DVec3::new(turned.water[0][i], turned.water[1][i], turned.water[2][i]);
-                if midpoints.push(world, normal, water, share) {
+                let mid = DVec3::from_array([0, 1, 2].map(|axis| (corners[p][axis][i] + corners[q][axis][i]) * 0.5));
+                if midpoints.push(mid, normal, water, share) {
                     midpoint_rows(midpoints, &k, drag, &mut sums);
                 }
             }
@@ -865,7 +892,12 @@ pub(crate) fn drag_pass<'a>(
     if !midpoints.is_empty() {
         midpoint_rows(midpoints, &k, drag, &mut sums);
     }
-    drag_sums(&sums)
+    let sums = drag_sums(&sums);
+    DragSums {
+        viscous: turn * sums.viscous,
+        pressure: turn * sums.pressure,
+        torque: turn * sums.torque,
+    }
 }
 
 /// Drag at the points of `block` (no three-point rule: each has its share of area);
@@ -875,10 +907,9 @@ fn midpoint_rows(
     block: &mut PointBlock,
     k: &DragConstants,
     columns: &mut [[f64; BLOCK]; DRAG_OUT],
-    sums: &mut [[f64; 4]; DRAG_OUT],
+    sums: &mut [[f64; 4]; DRAG_SUMMED],
 ) {
     let no_spread = [0.0; BLOCK];
-    let mut three = [0u8; BLOCK];
     let rows = DragRows {
         point: block.point.each_ref().map(|c| &c[..]),
         normal: block.normal.each_ref().map(|c| &c[..]),
@@ -886,7 +917,7 @@ fn midpoint_rows(
         area: &block.area,
         radius_squared: &no_spread,
     };
-    drag_rows(&rows, block.len, k, columns, sums, &mut three);
+    drag_rows(&rows, block.len, k, columns, sums);
     block.len = 0;
 }
 
@@ -943,7 +974,7 @@ impl PointBlock {
 #[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
 pub(crate) fn drag_points(scratch: &mut Scratch, motion: &Motion, params: &DragParams) -> DragSums {
     let k = DragConstants::new(motion, params);
-    let mut sums = [[0.0f64; 4]; DRAG_OUT];
+    let mut sums = [[0.0f64; 4]; DRAG_SUMMED];
     midpoint_rows(&mut scratch.points, &k, &mut scratch.drag, &mut sums);
     drag_sums(&sums)
 }
@@ -958,9 +989,7 @@ pub(crate) struct Scratch {
     water: [[[f64; BLOCK]; 3]; 3],
     /// Drag points gathered one at a time.
     pub points: PointBlock,
-    /// A block of triangles' centroids and normals in world axes ...
-    turned: PointBlock,
-    /// ... and the midpoints of one of their edges.
+    /// The edge midpoints of triangles that need the three-point rule.
     midpoints: PointBlock,
 }
 
@@ -979,7 +1008,6 @@ impl Scratch {
                 heights: [[0.0; BLOCK]; 3],
                 water: [[[0.0; BLOCK]; 3]; 3],
                 points: PointBlock::default(),
-                turned: PointBlock::default(),
                 midpoints: PointBlock::default(),
             })
         })
