@@ -577,12 +577,13 @@ struct Output {
 }
 
 impl Output {
-    fn sized(triangles: usize) -> Self {
+    /// For `triangles` triangles kept in `rows` rows (the loops' padding).
+    fn sized(triangles: usize, rows: usize) -> Self {
         // Each triangle clips into at most two pieces on either side.
         Self {
             pieces: Vec::with_capacity(2 * triangles),
             sources: Vec::with_capacity(2 * triangles),
-            history: History::sized(triangles),
+            history: History::sized(rows),
         }
     }
 }
@@ -661,17 +662,17 @@ impl Body {
     /// Replaces the hull and starts a fresh history; every buffer is sized for the
     /// largest step so that stepping never allocates.
     pub(crate) fn set_hull(&mut self, hull: Arc<Hull>) {
-        let (n, t) = (hull.positions.len(), hull.triangles.len());
+        let (n, t, rows) = (hull.positions.len(), hull.triangles.len(), hull.columns.len());
         self.samples = Samples::sized(n);
         self.next_samples = Samples::sized(n);
         self.points = vec![DVec3::ZERO; n];
         self.normals = vec![DVec3::ZERO; t];
         self.cut = Vec::with_capacity(t);
-        self.wet = WetTriangles::sized(t);
+        self.wet = WetTriangles::sized(rows);
         self.triangle_water_velocities = vec![DVec3::ZERO; t];
-        self.committed = Output::sized(t);
-        self.spare = Output::sized(t);
-        self.prior_history = History::sized(t);
+        self.committed = Output::sized(t, rows);
+        self.spare = Output::sized(t, rows);
+        self.prior_history = History::sized(rows);
         self.has_history = false;
         self.replay = None;
         self.undo = (None, false);
@@ -820,7 +821,7 @@ impl Body {
             };
             let prior = std::mem::take(&mut self.prior_history);
             // Not the spare set: right after a step it holds what undoing the step needs.
-            let mut scratch = Output::sized(t);
+            let mut scratch = Output::sized(t, self.hull.columns.len());
             self.run(&replay, &prior, &mut scratch, &mut detail);
             detail.submerged = scratch.pieces;
             self.prior_history = prior;
@@ -1569,7 +1570,7 @@ mod tests {
             ..body.replay.unwrap()
         };
         let prior = std::mem::take(&mut body.prior_history);
-        let mut scratch = Output::sized(body.hull.triangles.len());
+        let mut scratch = Output::sized(body.hull.triangles.len(), body.hull.columns.len());
         let (forces, _) = body.run(&replay, &prior, &mut scratch, &mut Detail::default());
         body.prior_history = prior;
         forces
