@@ -158,6 +158,8 @@ pub struct World {
     current: DVec3,
     /// Forces of the batch being stepped, written out only once every body is done.
     batch_forces: Vec<Result<BodyForces>>,
+    /// The batch's states, validated once.
+    batch_states: Vec<BodyState>,
 }
 
 fn lock(body: &Mutex<Body>) -> MutexGuard<'_, Body> {
@@ -190,6 +192,7 @@ impl World {
             wind: DVec3::ZERO,
             current: DVec3::ZERO,
             batch_forces: Vec::new(),
+            batch_states: Vec::new(),
         })
     }
 
@@ -429,18 +432,27 @@ impl World {
         }
         self.batch_mark += 1;
         let mark = self.batch_mark;
-        for (i, (id, state)) in ids.iter().zip(states).enumerate() {
-            let mut body = lock(
-                self.body_cell(*id)
-                    .map_err(|e| Error::new(e.kind, format!("bodies[{i}]: {e}")))?,
-            );
-            if body.batch_mark == mark {
-                return Err(Error::argument(format!("bodies[{i}] ({:#x}) is listed twice", id.0)));
+        let mut states_buffer = std::mem::take(&mut self.batch_states);
+        states_buffer.clear();
+        let checked = (|| {
+            for (i, (id, state)) in ids.iter().zip(states).enumerate() {
+                let mut body = lock(
+                    self.body_cell(*id)
+                        .map_err(|e| Error::new(e.kind, format!("bodies[{i}]: {e}")))?,
+                );
+                if body.batch_mark == mark {
+                    return Err(Error::argument(format!("bodies[{i}] ({:#x}) is listed twice", id.0)));
+                }
+                body.batch_mark = mark;
+                let state = state_of(state).validated();
+                states_buffer
+                    .push(state.map_err(|e| Error::new(ErrorKind::InvalidArgument, format!("states[{i}]: {e}")))?);
             }
-            body.batch_mark = mark;
-            state_of(state)
-                .validated()
-                .map_err(|e| Error::new(ErrorKind::InvalidArgument, format!("states[{i}]: {e}")))?;
+            Ok(())
+        })();
+        if let Err(e) = checked {
+            self.batch_states = states_buffer;
+            return Err(e);
         }
 
         // Computed into a buffer of the world's and copied out at the end, so that even a
@@ -451,7 +463,8 @@ impl World {
         let env = self.environment();
         let bodies = &self.bodies;
         // Validated above: the states are sound and the ids live.
-        let state = |i: usize| state_of(&states[i]).validated().unwrap_or_default();
+        let valid = &states_buffer;
+        let state = |i: usize| &valid[i];
         let body = |i: usize| bodies.get(ids[i].0).map(lock);
         let serial_water = env.water.is_serial();
         if serial_water {
@@ -459,22 +472,20 @@ impl World {
             // answer fails the batch before any body has changed.
             for i in 0..ids.len() {
                 let Some(mut b) = body(i) else { continue };
-                if let Err(e) = b.prepare(&state(i), &env) {
+                if let Err(e) = b.prepare(state(i), &env) {
                     drop(b);
                     (0..i).filter_map(body).for_each(|mut b| b.undo_prepare());
                     self.batch_forces = results;
+                    self.batch_states = states_buffer;
                     return Err(Error::new(e.kind, format!("bodies[{i}]: {e}")));
                 }
             }
         }
         let step_one = |(i, result): (usize, &mut Result<BodyForces>)| {
             if let Some(mut b) = body(i) {
-                *result = if serial_water {
-                    Ok(())
-                } else {
-                    b.prepare(&state(i), &env)
-                }
-                .and_then(|()| b.compute(&state(i), dt, &env));
+                let state = state(i);
+                *result = if serial_water { Ok(()) } else { b.prepare(state, &env) }
+                    .and_then(|()| b.compute(state, dt, &env));
             }
         };
         match &self.pool {
@@ -498,6 +509,7 @@ impl World {
                 .err()
                 .unwrap_or_else(|| Error::argument("a body failed"));
             self.batch_forces = results;
+            self.batch_states = states_buffer;
             return Err(Error::new(error.kind, format!("bodies[{failed}]: {error}")));
         }
         for (o, forces) in out.iter_mut().zip(&results) {
@@ -506,6 +518,7 @@ impl World {
             }
         }
         self.batch_forces = results;
+        self.batch_states = states_buffer;
         Ok(())
     }
 
