@@ -267,6 +267,17 @@ impl Hull {
         // look non-manifold.
         let topology = orient(&mut triangles, &welded.positions);
         let is_closed = topology.closed;
+        // Triangles in order of height along the hull's own up axis: a floating hull's
+        // wet and dry triangles then come in long runs, and the step's loops skip or
+        // specialise whole blocks of them (`crate::whole_triangles`). Stable, so that
+        // equal heights keep the mesh's order.
+        let mut order: Vec<usize> = (0..triangles.len()).collect();
+        let height = |t: &[u32; 3]| t.iter().map(|&i| welded.positions[i as usize].y).sum::<f64>();
+        order.sort_by(|&a, &b| height(&triangles[a]).total_cmp(&height(&triangles[b])));
+        let triangles: Vec<[u32; 3]> = order.iter().map(|&k| triangles[k]).collect();
+        let areas: Vec<f64> = order.iter().map(|&k| areas[k]).collect();
+        let source_triangles: Vec<u32> = order.iter().map(|&k| source_triangles[k]).collect();
+        let mut triangles = triangles;
         // Keep only the vertices usable triangles reference: they are transformed every step.
         let mut remap = vec![u32::MAX; welded.positions.len()];
         let mut positions = Vec::new();

@@ -303,6 +303,46 @@ type WholeArgs<'m, 'a> = (
     &'m mut Scratch,
 );
 
+/// The body's motion and the step's constants, in body axes, as the loop reads them.
+#[derive(Clone, Copy)]
+struct WholeConstants {
+    /// Body to world, and world to body (column-major).
+    r: [f64; 9],
+    to_body: [f64; 9],
+    com: [f64; 3],
+    velocity: [f64; 3],
+    omega: [f64; 3],
+    /// World up in body axes.
+    up: [f64; 3],
+    exact: bool,
+    vertical_only: bool,
+    /// `-rho g / 6`, zero when pressure is not summed per triangle.
+    k: f64,
+    slam_on: bool,
+    slam: SlammingParams,
+    stop_per_area: f64,
+    fixed_cap: bool,
+    cap: f64,
+    air_on: bool,
+    air_factor: f64,
+    wind: [f64; 3],
+    lumped_on: bool,
+    facing_direction: [f64; 3],
+}
+
+/// A block of rows: the hull's, the last step's history, and the corners' heights and
+/// water velocities.
+struct WholeRows<'a> {
+    corners: [[&'a [f64]; 3]; 3],
+    centroids: [&'a [f64]; 3],
+    normals: [&'a [f64]; 3],
+    areas: &'a [f64],
+    prior_area: &'a [f64],
+    prior_velocity: [&'a [f64]; 3],
+    heights: &'a [[f64; BLOCK]; 3],
+    water: &'a [[[f64; BLOCK]; 3]; 3],
+}
+
 #[inline(always)]
 fn whole_loop<const SQUARE: bool, const MOVING: bool>(
     (mesh, motion, params, prior, history, wet, cut, scratch): WholeArgs<'_, '_>,
@@ -313,21 +353,6 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
     let r = turn.to_cols_array();
     let to_body = turn.transpose();
     let local = |v: DVec3| (to_body * v).to_array();
-    let (com, v_com, omega) = (
-        local(motion.com),
-        local(motion.velocity),
-        local(motion.angular_velocity),
-    );
-    // World up in body axes: a height is `up . p` above the origin.
-    let up = [r[1], r[4], r[7]];
-    let (flat, origin_y, level) = match mesh.flat {
-        Some((o, l)) => (true, o, l),
-        None => (false, 0.0, 0.0),
-    };
-    let moving = mesh.water_velocities.unwrap_or(&[]);
-    let pressure_on = params.pressure != Pressure::Off;
-    let exact = params.pressure == Pressure::Exact;
-    let vertical_only = params.vertical_only;
     let (slam_on, slam, dt) = match params.slamming {
         Some((s, dt)) => (true, s, dt),
         None => (
@@ -342,8 +367,6 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             1.0,
         ),
     };
-    let stop_per_area = 2.0 * slam.mass / slam.hull_area / dt;
-    let (fixed_cap, cap) = (slam.max_acceleration > 0.0, slam.max_acceleration * dt);
     let (air_on, air_factor, wind) = match params.air {
         Some((density, coefficient, w)) => (true, -0.5 * density * coefficient, local(w)),
         None => (false, 0.0, [0.0; 3]),
@@ -353,15 +376,37 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
         Some(_) => (true, [0.0; 3]),
         None => (false, [0.0; 3]),
     };
-    let third = 1.0 / 3.0;
-    let k = if pressure_on { -params.rho_g / 6.0 } else { 0.0 };
+    let constants = WholeConstants {
+        r,
+        to_body: to_body.to_cols_array(),
+        com: local(motion.com),
+        velocity: local(motion.velocity),
+        omega: local(motion.angular_velocity),
+        up: [r[1], r[4], r[7]],
+        exact: params.pressure == Pressure::Exact,
+        vertical_only: params.vertical_only,
+        k: if params.pressure != Pressure::Off {
+            -params.rho_g / 6.0
+        } else {
+            0.0
+        },
+        slam_on,
+        slam,
+        stop_per_area: 2.0 * slam.mass / slam.hull_area / dt,
+        fixed_cap: slam.max_acceleration > 0.0,
+        cap: slam.max_acceleration * dt,
+        air_on,
+        air_factor,
+        wind,
+        lumped_on,
+        facing_direction,
+    };
+    let moving = mesh.water_velocities.unwrap_or(&[]);
 
-    let Scratch {
-        whole: columns,
-        heights: gathered_heights,
-        water: gathered_water,
-        ..
-    } = scratch;
+    let columns = &mut scratch.whole;
+    // Zeroed once per step (3 kB): rows past a short block's end are never read.
+    let mut heights = [[0.0f64; BLOCK]; 3];
+    let mut water = [[[0.0f64; BLOCK]; 3]; 3];
     let mut sums = [[0.0f64; 4]; SUMMED];
     let mut wet_count = 0usize;
     cut.clear();
@@ -369,10 +414,26 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
         let n = BLOCK.min(t - start);
         let range = start..start + n;
         let indices = cols.indices.each_ref().map(|c| &c[range.clone()]);
-        if !flat {
-            for k in 0..3 {
-                for (h, &v) in gathered_heights[k].iter_mut().zip(indices[k]) {
-                    *h = mesh.heights[v as usize];
+        let corners = cols
+            .corners
+            .each_ref()
+            .map(|c| c.each_ref().map(|axis| &axis[range.clone()]));
+        match mesh.flat {
+            // The same arithmetic as the vertex heights (`Body::sample_water`), to the
+            // bit, so that this loop and the clipping code agree on which triangles are
+            // cut.
+            Some((origin_y, level)) => {
+                for (h, [x, y, z]) in heights.iter_mut().zip(corners) {
+                    for i in 0..n {
+                        h[i] = ((r[1] * x[i] + r[4] * y[i] + r[7] * z[i]) + origin_y) - level;
+                    }
+                }
+            }
+            None => {
+                for (h, ids) in heights.iter_mut().zip(indices) {
+                    for (h, &v) in h.iter_mut().zip(ids) {
+                        *h = mesh.heights[v as usize];
+                    }
                 }
             }
         }
@@ -380,214 +441,61 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             for k in 0..3 {
                 for (i, &v) in indices[k].iter().enumerate() {
                     let u = moving[v as usize];
-                    gathered_water[k][0][i] = u.x;
-                    gathered_water[k][1][i] = u.y;
-                    gathered_water[k][2][i] = u.z;
+                    water[k][0][i] = u.x;
+                    water[k][1][i] = u.y;
+                    water[k][2][i] = u.z;
                 }
             }
         }
-        let corners = cols
-            .corners
-            .each_ref()
-            .map(|c| c.each_ref().map(|axis| &axis[range.clone()]));
-        let (centroids, normals) = (rows(&cols.centroid, &range), rows(&cols.normal, &range));
-        let areas = &cols.area[range.clone()];
-        let (prior_area, prior_velocity) = (&prior.area[range.clone()], rows(&prior.velocity, &range));
-        let history_area = &mut history.area[range.clone()];
-        let history_velocity = rows_mut(&mut history.velocity, &range);
-        let (wet_area, wet_cut) = (&mut wet.area[range.clone()], &mut wet.cut[range.clone()]);
-        for i in 0..n {
-            let corner = |k: usize| [corners[k][0][i], corners[k][1][i], corners[k][2][i]];
-            let (a, b, c) = (corner(0), corner(1), corner(2));
-            // The same arithmetic as the vertex heights (`Body::sample_water`), to the bit,
-            // so that this loop and the clipping code agree on which triangles are cut.
-            let height = |k: usize, p: [f64; 3]| {
-                if flat {
-                    ((r[1] * p[0] + r[4] * p[1] + r[7] * p[2]) + origin_y) - level
-                } else {
-                    gathered_heights[k][i]
-                }
-            };
-            let (ha, hb, hc) = (height(0, a), height(1, b), height(2, c));
-            let is_wet = ha < 0.0 && hb < 0.0 && hc < 0.0;
-            let is_dry = ha >= 0.0 && hb >= 0.0 && hc >= 0.0;
-            let is_cut = if !is_wet && !is_dry { 1.0 } else { 0.0 };
-            let area = areas[i];
-            let normal = [normals[0][i], normals[1][i], normals[2][i]];
-            // cross(b - a, c - a), as stored.
-            let s = scale(normal, area * 2.0);
-            let s_up = dot(up, s);
-            let centroid = [centroids[0][i], centroids[1][i], centroids[2][i]];
-            let arm = sub(centroid, com);
-            let spin = cross(omega, arm);
-            let water = if MOVING {
-                let g = &gathered_water;
-                let mean =
-                    std::array::from_fn::<f64, 3, _>(|axis| (g[0][axis][i] + g[1][axis][i] + g[2][axis][i]) * third);
-                let m = to_body.to_cols_array();
-                [
-                    m[0] * mean[0] + m[3] * mean[1] + m[6] * mean[2],
-                    m[1] * mean[0] + m[4] * mean[1] + m[7] * mean[2],
-                    m[2] * mean[0] + m[5] * mean[1] + m[8] * mean[2],
-                ]
-            } else {
-                [0.0; 3]
-            };
-            let velocity = [
-                v_com[0] + spin[0] - water[0],
-                v_com[1] + spin[1] - water[1],
-                v_com[2] + spin[2] - water[2],
-            ];
-            let wetted = if is_wet { area } else { 0.0 };
-
-            // Hydrostatic pressure (forces::buoyancy::pressure). Its moment about the centre
-            // of mass is `(P / (4 D) - com) x s k D` with `P` the depth-weighted edge
-            // midpoints, `D` the depth sum and `k = -rho g / 6`: written as
-            // `(P / 4 - com D) x s k`, with no division. Vertical buoyancy keeps the part
-            // of `s` along world up.
-            // (Depths are zero where not wholly wet: a vertex with no water under it has an
-            // infinite height, and an infinite depth times a zero weight is NaN.)
-            let (da, db, dc) = if is_wet { (-ha, -hb, -hc) } else { (0.0, 0.0, 0.0) };
-            let depth_sum = da + db + dc;
-            let pushed = if vertical_only { scale(up, s_up) } else { s };
-            let force = scale(pushed, depth_sum * k);
-            let lever = if exact {
-                let (ab, bc, ca) = (da + db, db + dc, dc + da);
-                std::array::from_fn(|x| {
-                    ((a[x] + b[x]) * ab + (b[x] + c[x]) * bc + (c[x] + a[x]) * ca) * 0.25 - com[x] * depth_sum
-                })
-            } else {
-                scale(arm, depth_sum)
-            };
-            let torque = cross(lever, scale(pushed, k));
-
-            // Submerged volume (forces::buoyancy::SubmergedVolume::add): the volume under
-            // the triangle down to the water, and its moment: the edge midpoints weighted
-            // by their depths, and the depths' own part along world up.
-            let area_y = if is_wet { s_up * 0.5 } else { 0.0 };
-            let volume = -(area_y * depth_sum * third);
-            let depths = [(da + db) * 0.5, (db + dc) * 0.5, (dc + da) * 0.5];
-            let (ab, bc, ca) = (
-                std::array::from_fn::<f64, 3, _>(|x| (a[x] + b[x]) * 0.5),
-                std::array::from_fn::<f64, 3, _>(|x| (b[x] + c[x]) * 0.5),
-                std::array::from_fn::<f64, 3, _>(|x| (c[x] + a[x]) * 0.5),
-            );
-            let weighted: [f64; 3] = std::array::from_fn(|x| ab[x] * depths[0] + bc[x] * depths[1] + ca[x] * depths[2]);
-            let depth_squares = (depths[0] * depths[0] + depths[1] * depths[1] + depths[2] * depths[2]) * 0.5;
-            let w = area_y * third;
-
-            // Slamming (forces::slamming::slamming_force; the wetted area is the triangle's).
-            // ratio = |swept| / (A r) with r = |v| (or dt Gamma_max when set) and
-            // cos = v.n / |v|: one division for both, and for the power 2
-            // ratio^2 = |swept|^2 |v| / (A^2 r^2 |v|), no root of |swept|^2.
-            // The swept volume compares with the last step's velocity, kept in world axes.
-            let speed = dot(velocity, velocity).sqrt();
-            let along = dot(velocity, normal);
-            let acts = slam_on && is_wet && along > 0.0;
-            let world_velocity = [
-                r[0] * velocity[0] + r[3] * velocity[1] + r[6] * velocity[2],
-                r[1] * velocity[0] + r[4] * velocity[1] + r[7] * velocity[2],
-                r[2] * velocity[0] + r[5] * velocity[1] + r[8] * velocity[2],
-            ];
-            let before = prior_area[i];
-            let swept = [
-                world_velocity[0] * wetted - prior_velocity[0][i] * before,
-                world_velocity[1] * wetted - prior_velocity[1][i] * before,
-                world_velocity[2] * wetted - prior_velocity[2][i] * before,
-            ];
-            let swept_squared = dot(swept, swept);
-            let reach = if fixed_cap { cap } else { speed };
-            let (ratio_power, cos) = if SQUARE {
-                let scale = wetted * reach;
-                let inverse = 1.0 / if acts { scale * scale * speed } else { 1.0 };
-                (
-                    (swept_squared * speed * inverse).min(1.0),
-                    along * scale * scale * inverse,
-                )
-            } else {
-                let inverse = 1.0 / if acts { wetted * reach * speed } else { 1.0 };
-                let ratio = (swept_squared.sqrt() * speed * inverse).clamp(0.0, 1.0);
-                (fast_power(ratio, slam.power), along * wetted * reach * inverse)
-            };
-            let magnitude = if acts {
-                -(ratio_power * cos * slam.multiplier * (wetted * stop_per_area))
-            } else {
-                0.0
-            };
-            let slam_force = scale(velocity, magnitude);
-            let slam_torque = cross(arm, slam_force);
-
-            // Air resistance (forces::air::air_force) and the lumped resistance's areas.
-            let dry_area = if is_dry { area } else { 0.0 };
-            let relative = [
-                v_com[0] + spin[0] - wind[0],
-                v_com[1] + spin[1] - wind[1],
-                v_com[2] + spin[2] - wind[2],
-            ];
-            // |v| cos = v.n: no square root.
-            let air_along = dot(relative, normal);
-            let air_magnitude = if air_on && is_dry && air_along > 0.0 {
-                dry_area * air_factor * air_along
-            } else {
-                0.0
-            };
-            let air_force = scale(relative, air_magnitude);
-            let air_torque = cross(arm, air_force);
-            let lumped_area = if lumped_on { dry_area } else { 0.0 };
-            let facing = dot(normal, facing_direction).max(0.0);
-
-            let out = [
-                force[0],
-                force[1],
-                force[2],
-                torque[0],
-                torque[1],
-                torque[2],
-                volume,
-                w * weighted[0],
-                w * weighted[1],
-                w * weighted[2],
-                wetted,
-                centroid[0] * wetted,
-                centroid[1] * wetted,
-                centroid[2] * wetted,
-                slam_force[0],
-                slam_force[1],
-                slam_force[2],
-                slam_torque[0],
-                slam_torque[1],
-                slam_torque[2],
-                air_force[0],
-                air_force[1],
-                air_force[2],
-                air_torque[0],
-                air_torque[1],
-                air_torque[2],
-                lumped_area * facing,
-                lumped_area,
-                centroid[0] * lumped_area,
-                centroid[1] * lumped_area,
-                centroid[2] * lumped_area,
-                w * depth_squares,
-                // Not summed: copied out after the loop, so that the loop writes only
-                // to the stack (writes to the heap would need run-time alias checks).
-                world_velocity[0],
-                world_velocity[1],
-                world_velocity[2],
-                is_cut,
-                water[0],
-                water[1],
-                water[2],
-            ];
-            for (column, value) in columns.iter_mut().zip(out) {
-                column[i] = value;
-            }
+        // A block wholly under or wholly above the water (most of them: the hull's
+        // triangles are ordered by height) skips the other side's forces.
+        let count = |wet: bool| -> usize {
+            heights
+                .iter()
+                .map(|h| h[..n].iter().filter(|&&h| if wet { h < 0.0 } else { h >= 0.0 }).count())
+                .sum()
+        };
+        let rows = WholeRows {
+            corners,
+            centroids: rows(&cols.centroid, &range),
+            normals: rows(&cols.normal, &range),
+            areas: &cols.area[range.clone()],
+            prior_area: &prior.area[range.clone()],
+            prior_velocity: rows(&prior.velocity, &range),
+            heights: &heights,
+            water: &water,
+        };
+        let kind = if count(false) == 3 * n {
+            Kind::Dry
+        } else if count(true) == 3 * n {
+            Kind::Wet
+        } else {
+            Kind::Mixed
+        };
+        match kind {
+            Kind::Dry => whole_block::<true, false, false, true>(&constants, &rows, n, columns),
+            Kind::Wet => whole_block::<SQUARE, MOVING, true, false>(&constants, &rows, n, columns),
+            Kind::Mixed => whole_block::<SQUARE, MOVING, true, true>(&constants, &rows, n, columns),
         }
-        accumulate(&columns[..SUMMED], n, &mut sums);
+        // Only the columns that can be non-zero.
+        for range in kind.summed() {
+            accumulate(&columns[range.clone()], n, &mut sums[range]);
+        }
         let columns = &*columns;
         let column = |k: usize| &columns[k][..n];
-        history_area.copy_from_slice(column(10));
-        wet_area.copy_from_slice(column(10));
+        let history_velocity = rows_mut(&mut history.velocity, &range);
+        if kind == Kind::Dry {
+            history.area[range.clone()].fill(0.0);
+            wet.area[range.clone()].fill(0.0);
+            wet.cut[range.clone()].fill(0);
+            // (Only ever used times the wetted area, zero.)
+            for velocity in history_velocity {
+                velocity.fill(0.0);
+            }
+            continue;
+        }
+        history.area[range.clone()].copy_from_slice(column(10));
+        wet.area[range.clone()].copy_from_slice(column(10));
         for (k, velocity) in history_velocity.into_iter().enumerate() {
             velocity.copy_from_slice(column(SUMMED + k));
         }
@@ -596,17 +504,22 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
                 water[range.clone()].copy_from_slice(column(SUMMED + 4 + k));
             }
         }
-        for (i, (&is_cut, &area)) in column(SUMMED + 3).iter().zip(column(10)).enumerate() {
+        wet_count += column(10).iter().filter(|&&a| a > 0.0).count();
+        let wet_cut = &mut wet.cut[range.clone()];
+        if kind == Kind::Wet {
+            wet_cut.fill(0);
+            continue;
+        }
+        for (i, &is_cut) in column(SUMMED + 3).iter().enumerate() {
             wet_cut[i] = u8::from(is_cut != 0.0);
             if is_cut != 0.0 {
                 cut.push((start + i) as u32);
             }
-            wet_count += usize::from(area > 0.0);
         }
     }
     let world = |k: usize| turn * DVec3::new(total(sums[k]), total(sums[k + 1]), total(sums[k + 2]));
     let mut buoyancy_force = world(0);
-    if vertical_only {
+    if params.vertical_only {
         // Along world up by construction; exactly, not to rounding.
         buoyancy_force.x = 0.0;
         buoyancy_force.z = 0.0;
@@ -626,6 +539,290 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
         emerged_area: total(sums[27]),
         emerged_moment: world(28),
         wet_count,
+    }
+}
+
+/// The forces on the `n` rows of a block, one column per number into `columns`.
+/// `WET`/`DRY`: whether the block may hold wholly wet / wholly dry triangles (a block
+/// with only one kind skips the other's forces; one with both also finds the cut ones).
+#[inline(always)]
+fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DRY: bool>(
+    c: &WholeConstants,
+    rows: &WholeRows<'_>,
+    n: usize,
+    columns: &mut [[f64; BLOCK]; WHOLE_OUT],
+) {
+    let third = 1.0 / 3.0;
+    let (r, com, omega, up) = (c.r, c.com, c.omega, c.up);
+    let WholeRows {
+        corners,
+        centroids,
+        normals,
+        areas,
+        prior_area,
+        prior_velocity,
+        heights,
+        water: gathered_water,
+    } = rows;
+    for i in 0..n {
+        let (ha, hb, hc) = (heights[0][i], heights[1][i], heights[2][i]);
+        let is_wet = match (WET, DRY) {
+            (true, true) => ha < 0.0 && hb < 0.0 && hc < 0.0,
+            _ => WET,
+        };
+        let is_dry = match (WET, DRY) {
+            (true, true) => ha >= 0.0 && hb >= 0.0 && hc >= 0.0,
+            _ => DRY,
+        };
+        let area = areas[i];
+        let normal = [normals[0][i], normals[1][i], normals[2][i]];
+        let centroid = [centroids[0][i], centroids[1][i], centroids[2][i]];
+        let arm = sub(centroid, com);
+        let spin = cross(omega, arm);
+        let is_cut = if !is_wet && !is_dry { 1.0 } else { 0.0 };
+        let zero = [0.0; 3];
+
+        let wet_out = if WET {
+            let corner = |k: usize| [corners[k][0][i], corners[k][1][i], corners[k][2][i]];
+            let (a, b, cc) = (corner(0), corner(1), corner(2));
+            // cross(b - a, c - a), as stored.
+            let s = scale(normal, area * 2.0);
+            let s_up = dot(up, s);
+            let water = if MOVING {
+                let g = gathered_water;
+                let mean =
+                    std::array::from_fn::<f64, 3, _>(|axis| (g[0][axis][i] + g[1][axis][i] + g[2][axis][i]) * third);
+                let m = c.to_body;
+                [
+                    m[0] * mean[0] + m[3] * mean[1] + m[6] * mean[2],
+                    m[1] * mean[0] + m[4] * mean[1] + m[7] * mean[2],
+                    m[2] * mean[0] + m[5] * mean[1] + m[8] * mean[2],
+                ]
+            } else {
+                [0.0; 3]
+            };
+            let velocity = [
+                c.velocity[0] + spin[0] - water[0],
+                c.velocity[1] + spin[1] - water[1],
+                c.velocity[2] + spin[2] - water[2],
+            ];
+            let wetted = if is_wet { area } else { 0.0 };
+
+            // Hydrostatic pressure (forces::buoyancy::pressure). Its moment about the
+            // centre of mass is `(P / (4 D) - com) x s k D` with `P` the depth-weighted
+            // edge midpoints, `D` the depth sum and `k = -rho g / 6`: written as
+            // `(P / 4 - com D) x s k`, with no division. Vertical buoyancy keeps the part
+            // of `s` along world up.
+            // (Depths are zero where not wholly wet: a vertex with no water under it has
+            // an infinite height, and an infinite depth times a zero weight is NaN.)
+            let (da, db, dc) = if is_wet { (-ha, -hb, -hc) } else { (0.0, 0.0, 0.0) };
+            let depth_sum = da + db + dc;
+            let pushed = if c.vertical_only { scale(up, s_up) } else { s };
+            let force = scale(pushed, depth_sum * c.k);
+            let lever = if c.exact {
+                let (ab, bc, ca) = (da + db, db + dc, dc + da);
+                std::array::from_fn(|x| {
+                    ((a[x] + b[x]) * ab + (b[x] + cc[x]) * bc + (cc[x] + a[x]) * ca) * 0.25 - com[x] * depth_sum
+                })
+            } else {
+                scale(arm, depth_sum)
+            };
+            let torque = cross(lever, scale(pushed, c.k));
+
+            // Submerged volume (forces::buoyancy::SubmergedVolume::add): the volume under
+            // the triangle down to the water, and its moment: the edge midpoints weighted
+            // by their depths, and the depths' own part along world up.
+            let area_y = if is_wet { s_up * 0.5 } else { 0.0 };
+            let volume = -(area_y * depth_sum * third);
+            let depths = [(da + db) * 0.5, (db + dc) * 0.5, (dc + da) * 0.5];
+            let (ab, bc, ca) = (
+                std::array::from_fn::<f64, 3, _>(|x| (a[x] + b[x]) * 0.5),
+                std::array::from_fn::<f64, 3, _>(|x| (b[x] + cc[x]) * 0.5),
+                std::array::from_fn::<f64, 3, _>(|x| (cc[x] + a[x]) * 0.5),
+            );
+            let weighted: [f64; 3] = std::array::from_fn(|x| ab[x] * depths[0] + bc[x] * depths[1] + ca[x] * depths[2]);
+            let depth_squares = (depths[0] * depths[0] + depths[1] * depths[1] + depths[2] * depths[2]) * 0.5;
+            let w = area_y * third;
+
+            // Slamming (forces::slamming::slamming_force; the wetted area is the
+            // triangle's). ratio = |swept| / (A r) with r = |v| (or dt Gamma_max when set)
+            // and cos = v.n / |v|: one division for both, and for the power 2
+            // ratio^2 = |swept|^2 |v| / (A^2 r^2 |v|), no root of |swept|^2. The swept
+            // volume compares with the last step's velocity, kept in world axes.
+            let speed = dot(velocity, velocity).sqrt();
+            let along = dot(velocity, normal);
+            let acts = c.slam_on && is_wet && along > 0.0;
+            let world_velocity = [
+                r[0] * velocity[0] + r[3] * velocity[1] + r[6] * velocity[2],
+                r[1] * velocity[0] + r[4] * velocity[1] + r[7] * velocity[2],
+                r[2] * velocity[0] + r[5] * velocity[1] + r[8] * velocity[2],
+            ];
+            let before = prior_area[i];
+            let swept = [
+                world_velocity[0] * wetted - prior_velocity[0][i] * before,
+                world_velocity[1] * wetted - prior_velocity[1][i] * before,
+                world_velocity[2] * wetted - prior_velocity[2][i] * before,
+            ];
+            let swept_squared = dot(swept, swept);
+            let reach = if c.fixed_cap { c.cap } else { speed };
+            let (ratio_power, cos) = if SQUARE {
+                let scale = wetted * reach;
+                let inverse = 1.0 / if acts { scale * scale * speed } else { 1.0 };
+                (
+                    (swept_squared * speed * inverse).min(1.0),
+                    along * scale * scale * inverse,
+                )
+            } else {
+                let inverse = 1.0 / if acts { wetted * reach * speed } else { 1.0 };
+                let ratio = (swept_squared.sqrt() * speed * inverse).clamp(0.0, 1.0);
+                (fast_power(ratio, c.slam.power), along * wetted * reach * inverse)
+            };
+            let magnitude = if acts {
+                -(ratio_power * cos * c.slam.multiplier * (wetted * c.stop_per_area))
+            } else {
+                0.0
+            };
+            let slam_force = scale(velocity, magnitude);
+            let slam_torque = cross(arm, slam_force);
+
+            (
+                force,
+                torque,
+                volume,
+                scale(weighted, w),
+                wetted,
+                scale(centroid, wetted),
+                slam_force,
+                slam_torque,
+                w * depth_squares,
+                world_velocity,
+                water,
+            )
+        } else {
+            (zero, zero, 0.0, zero, 0.0, zero, zero, zero, 0.0, zero, zero)
+        };
+        let (
+            force,
+            torque,
+            volume,
+            volume_moment,
+            wetted,
+            wetted_moment,
+            slam_force,
+            slam_torque,
+            depth_moment,
+            world_velocity,
+            water,
+        ) = wet_out;
+        // (A wholly dry block keeps no slamming velocity: it is only ever used times the
+        // triangle's wetted area, zero.)
+
+        let dry_out = if DRY {
+            // Air resistance (forces::air::air_force) and the lumped resistance's areas.
+            let dry_area = if is_dry { area } else { 0.0 };
+            let relative = [
+                c.velocity[0] + spin[0] - c.wind[0],
+                c.velocity[1] + spin[1] - c.wind[1],
+                c.velocity[2] + spin[2] - c.wind[2],
+            ];
+            // |v| cos = v.n: no square root.
+            let air_along = dot(relative, normal);
+            let air_magnitude = if c.air_on && is_dry && air_along > 0.0 {
+                dry_area * c.air_factor * air_along
+            } else {
+                0.0
+            };
+            let air_force = scale(relative, air_magnitude);
+            let air_torque = cross(arm, air_force);
+            let lumped_area = if c.lumped_on { dry_area } else { 0.0 };
+            let facing = dot(normal, c.facing_direction).max(0.0);
+            (
+                air_force,
+                air_torque,
+                lumped_area * facing,
+                lumped_area,
+                scale(centroid, lumped_area),
+            )
+        } else {
+            (zero, zero, 0.0, 0.0, zero)
+        };
+        let (air_force, air_torque, projected_area, lumped_area, lumped_moment) = dry_out;
+
+        let out = [
+            force[0],
+            force[1],
+            force[2],
+            torque[0],
+            torque[1],
+            torque[2],
+            volume,
+            volume_moment[0],
+            volume_moment[1],
+            volume_moment[2],
+            wetted,
+            wetted_moment[0],
+            wetted_moment[1],
+            wetted_moment[2],
+            slam_force[0],
+            slam_force[1],
+            slam_force[2],
+            slam_torque[0],
+            slam_torque[1],
+            slam_torque[2],
+            air_force[0],
+            air_force[1],
+            air_force[2],
+            air_torque[0],
+            air_torque[1],
+            air_torque[2],
+            projected_area,
+            lumped_area,
+            lumped_moment[0],
+            lumped_moment[1],
+            lumped_moment[2],
+            depth_moment,
+            // Not summed: copied out after the loop, so that the loop writes only to the
+            // stack (writes to the heap would need run-time alias checks).
+            world_velocity[0],
+            world_velocity[1],
+            world_velocity[2],
+            is_cut,
+            water[0],
+            water[1],
+            water[2],
+        ];
+
+        // Every column, even those the kind leaves at zero: a store that depends on the
+        // column keeps the compiler from vectorising the loop over the rows.
+        for (column, value) in columns.iter_mut().zip(out) {
+            column[i] = value;
+        }
+    }
+}
+
+/// What a block of triangles holds: only wholly dry ones, only wholly wet ones, or any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Dry,
+    Wet,
+    Mixed,
+}
+
+/// The summed columns of the wet forces (hydrostatics, volume, wetted area, slamming and
+/// the volume moment's vertical part) and of the dry ones (air, lumped areas).
+const WET_SUMMED: [std::ops::Range<usize>; 2] = [0..20, 31..32];
+const DRY_SUMMED: std::ops::Range<usize> = 20..31;
+
+impl Kind {
+    /// The summed columns whose rows can be non-zero in a block of this kind.
+    fn summed(self) -> impl Iterator<Item = std::ops::Range<usize>> {
+        let (wet, dry) = match self {
+            Kind::Mixed => (true, true),
+            Kind::Wet => (true, false),
+            Kind::Dry => (false, true),
+        };
+        let wet = WET_SUMMED.into_iter().filter(move |_| wet);
+        wet.chain(std::iter::once(DRY_SUMMED).filter(move |_| dry))
     }
 }
 
@@ -854,6 +1051,11 @@ pub(crate) fn drag_pass<'a>(
     for start in (0..t).step_by(BLOCK) {
         let n = BLOCK.min(t - start);
         let range = start..start + n;
+        // Blocks wholly out of the water (about half of a floating hull, its triangles
+        // being ordered by height: `Hull::new`) have no drag.
+        if wet.area[range.clone()].iter().all(|&a| a == 0.0) {
+            continue;
+        }
         let (normal, water) = (rows(&cols.normal, &range), rows(&wet.water, &range));
         let still = still.each_ref().map(|c| &c[..n]);
         let centroids = DragRows {
@@ -985,8 +1187,6 @@ pub(crate) fn drag_points(scratch: &mut Scratch, motion: &Motion, params: &DragP
 pub(crate) struct Scratch {
     whole: [[f64; BLOCK]; WHOLE_OUT],
     drag: [[f64; BLOCK]; DRAG_OUT],
-    heights: [[f64; BLOCK]; 3],
-    water: [[[f64; BLOCK]; 3]; 3],
     /// Drag points gathered one at a time.
     pub points: PointBlock,
     /// The edge midpoints of triangles that need the three-point rule.
@@ -1005,8 +1205,6 @@ impl Scratch {
             Box::new(Scratch {
                 whole: [[0.0; BLOCK]; WHOLE_OUT],
                 drag: [[0.0; BLOCK]; DRAG_OUT],
-                heights: [[0.0; BLOCK]; 3],
-                water: [[[0.0; BLOCK]; 3]; 3],
                 points: PointBlock::default(),
                 midpoints: PointBlock::default(),
             })
