@@ -1357,21 +1357,24 @@ impl Body {
         };
         env.water
             .sample_into(&self.patch_points, env.time, &mut self.patch_heights, None, v)?;
+        let per_cell = 1.0 / step;
         for (i, p) in self.points.iter().enumerate() {
-            let u = ((p.x - lo.x) / step.x).clamp(0.0, cells as f64);
-            let w = ((p.z - lo.y) / step.y).clamp(0.0, cells as f64);
+            let u = ((p.x - lo.x) * per_cell.x).clamp(0.0, cells as f64);
+            let w = ((p.z - lo.y) * per_cell.y).clamp(0.0, cells as f64);
             let (ix, iz) = ((u as usize).min(cells - 1), (w as usize).min(cells - 1));
             let (fu, fw) = (u - ix as f64, w - iz as f64);
             let corner = |dx: usize, dz: usize| (iz + dz) * n + ix + dx;
-            // Barycentric weights of (00, 10, 11) or (00, 01, 11).
-            let weights = if fu >= fw {
-                [(corner(0, 0), 1.0 - fu), (corner(1, 0), fu - fw), (corner(1, 1), fw)]
-            } else {
-                [(corner(0, 0), 1.0 - fw), (corner(0, 1), fw - fu), (corner(1, 1), fu)]
-            };
-            out.heights[i] = weights.iter().map(|&(k, t)| t * self.patch_heights[k]).sum();
+            // Barycentric weights of (00, 10, 11) or (00, 01, 11): the middle corner is
+            // the one on the side of the diagonal the point is on. Without a branch (the
+            // side is a coin toss from one vertex to the next).
+            let (high, low) = (fu.max(fw), fu.min(fw));
+            let middle = if fu >= fw { corner(1, 0) } else { corner(0, 1) };
+            let weights = [(corner(0, 0), 1.0 - high), (middle, high - low), (corner(1, 1), low)];
+            let [a, b, c] = weights.map(|(k, t)| t * self.patch_heights[k]);
+            out.heights[i] = a + b + c;
             if velocities {
-                out.velocities[i] = weights.iter().map(|&(k, t)| t * self.patch_velocities[k]).sum();
+                let [a, b, c] = weights.map(|(k, t)| t * self.patch_velocities[k]);
+                out.velocities[i] = a + b + c;
             }
         }
         Ok(())

@@ -429,18 +429,24 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
                     }
                 }
             }
+            // (Indices clamped to the last vertex, which they never pass: the compiler
+            // then knows every read is in bounds and gathers a vector of them at once.)
             None => {
+                let last = mesh.heights.len().saturating_sub(1);
+                let all = &mesh.heights[..=last];
                 for (h, ids) in heights.iter_mut().zip(indices) {
-                    for (h, &v) in h.iter_mut().zip(ids) {
-                        *h = mesh.heights[v as usize];
+                    for (h, &v) in h[..n].iter_mut().zip(ids) {
+                        *h = all[(v as usize).min(last)];
                     }
                 }
             }
         }
         if MOVING {
+            let last = moving.len().saturating_sub(1);
+            let all = &moving[..=last];
             for k in 0..3 {
                 for (i, &v) in indices[k].iter().enumerate() {
-                    let u = moving[v as usize];
+                    let u = all[(v as usize).min(last)];
                     water[k][0][i] = u.x;
                     water[k][1][i] = u.y;
                     water[k][2][i] = u.z;
