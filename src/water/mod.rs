@@ -8,6 +8,7 @@ mod gerstner;
 mod heightfield;
 mod perlin;
 pub mod spectrum;
+mod trig;
 
 pub use gerstner::{GerstnerWater, GerstnerWave};
 pub use heightfield::HeightfieldWater;
