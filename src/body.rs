@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use glam::{DMat3, DQuat, DVec3, Vec3Swizzles};
+use rayon::prelude::*;
 
 use crate::clip::{self, Tri};
 use crate::error::{Error, Result, non_negative_up_to, positive};
@@ -21,8 +22,9 @@ use crate::forces::{
 use crate::hull::Hull;
 use crate::water::Water;
 use crate::whole_triangles::{
-    DragParams, History, Mesh, Motion, Pressure, Scratch, WetTriangles, WholeParams, drag_pass, drag_points,
-    is_fast_power, needs_three_points, whole_pass,
+    CHUNK_ROWS, ChunkOutput, DragParams, DragSums, History, HistoryChunk, Mesh, Motion, Pressure, Scratch,
+    WetTriangles, WholeParams, WholeSums, chunk_ranges, drag_pass, drag_points, is_fast_power, needs_three_points,
+    whole_pass,
 };
 use crate::world::HullId;
 
@@ -606,8 +608,10 @@ pub struct Body {
     patch_velocities: Vec<DVec3>,
     /// The step's triangles cut by the water.
     cut: Vec<u32>,
-    /// The triangles as the drag pass needs them.
-    wet: WetTriangles,
+    /// The triangles as the drag pass needs them, by chunks of rows.
+    wet: Vec<WetTriangles>,
+    /// What the loops leave of each chunk of rows.
+    chunks: Vec<ChunkOutput>,
     /// Per usable triangle: its outward unit normal and the water velocity at it.
     normals: Vec<DVec3>,
     triangle_water_velocities: Vec<DVec3>,
@@ -642,7 +646,8 @@ impl Body {
             patch_heights: Vec::new(),
             patch_velocities: Vec::new(),
             cut: Vec::new(),
-            wet: WetTriangles::default(),
+            wet: Vec::new(),
+            chunks: Vec::new(),
             normals: Vec::new(),
             triangle_water_velocities: Vec::new(),
             committed: Output::default(),
@@ -668,7 +673,8 @@ impl Body {
         self.points = vec![DVec3::ZERO; n];
         self.normals = vec![DVec3::ZERO; t];
         self.cut = Vec::with_capacity(t);
-        self.wet = WetTriangles::sized(rows);
+        self.wet = WetTriangles::chunks(rows);
+        self.chunks = ChunkOutput::chunks(rows);
         self.triangle_water_velocities = vec![DVec3::ZERO; t];
         self.committed = Output::sized(t, rows);
         self.spare = Output::sized(t, rows);
@@ -719,6 +725,12 @@ impl Body {
     }
 
     /// Computes the forces of one step of length `dt` from a validated state.
+    /// Whether the step's loops can share this body's triangles among threads (a hull of
+    /// more than [`CHUNK_ROWS`] triangles).
+    pub(crate) fn is_divisible(&self) -> bool {
+        self.chunks.len() > 1
+    }
+
     pub(crate) fn step(&mut self, state: &BodyState, dt: f64, env: &Environment<'_>) -> Result<BodyForces> {
         self.prepare(state, env)?;
         self.compute(state, dt, env)
@@ -927,18 +939,53 @@ impl Body {
                 velocity: v_com,
                 angular_velocity: omega,
             };
-            let mut scratch = Scratch::take();
-            let sums = whole_pass(
-                &mesh,
-                &motion,
-                &params,
-                prior,
-                &mut out.history,
-                &mut self.wet,
-                &mut cut,
-                &mut scratch,
-            );
-            Scratch::give_back(scratch);
+            let rows = hull.columns.len();
+            let whole = |((range, chunk), ((history, wet), prior)): WholeChunk<'_>| {
+                let mut scratch = Scratch::take();
+                chunk.sums = whole_pass(
+                    &mesh,
+                    &motion,
+                    &params,
+                    range,
+                    prior,
+                    history,
+                    wet,
+                    &mut chunk.cut,
+                    &mut scratch,
+                );
+                Scratch::give_back(scratch);
+            };
+            if in_parallel(self.chunks.len()) {
+                (0..self.chunks.len())
+                    .into_par_iter()
+                    .map(|i| i * CHUNK_ROWS..((i + 1) * CHUNK_ROWS).min(rows))
+                    .zip(self.chunks.par_iter_mut())
+                    .zip(
+                        out.history
+                            .chunks
+                            .par_iter_mut()
+                            .zip(self.wet.par_iter_mut())
+                            .zip(prior.chunks.par_iter()),
+                    )
+                    .for_each(whole);
+            } else {
+                chunk_ranges(rows)
+                    .zip(self.chunks.iter_mut())
+                    .zip(
+                        out.history
+                            .chunks
+                            .iter_mut()
+                            .zip(self.wet.iter_mut())
+                            .zip(prior.chunks.iter()),
+                    )
+                    .for_each(whole);
+            }
+            let mut sums = WholeSums::default();
+            cut.clear();
+            for chunk in &self.chunks {
+                sums += chunk.sums;
+                cut.extend_from_slice(&chunk.cut);
+            }
             wet_count = sums.wet_count;
             buoyancy_sum.force += sums.buoyancy_force;
             buoyancy_sum.torque += sums.buoyancy_torque;
@@ -1130,7 +1177,6 @@ impl Body {
                     add(piece_drag(*piece, normal, water, &end, &drag, sink));
                 }
             } else {
-                let mut scratch = Scratch::take();
                 let mesh = Mesh {
                     columns: &hull.columns,
                     rotation: DMat3::from_quat(state.rotation),
@@ -1138,9 +1184,33 @@ impl Body {
                     flat: samples.flat,
                     water_velocities: water_moves.then_some(&samples.velocities[..]),
                 };
-                let sums = drag_pass(&mesh, &self.wet, &end, &drag, &mut scratch);
+                let pass = |((range, chunk), wet): ((std::ops::Range<usize>, &mut ChunkOutput), &WetTriangles)| {
+                    let mut scratch = Scratch::take();
+                    chunk.drag = drag_pass(&mesh, range, wet, &end, &drag, &mut scratch);
+                    Scratch::give_back(scratch);
+                };
+                let rows = hull.columns.len();
+                if in_parallel(self.chunks.len()) {
+                    (0..self.chunks.len())
+                        .into_par_iter()
+                        .map(|i| i * CHUNK_ROWS..((i + 1) * CHUNK_ROWS).min(rows))
+                        .zip(self.chunks.par_iter_mut())
+                        .zip(self.wet.par_iter())
+                        .for_each(pass);
+                } else {
+                    chunk_ranges(rows)
+                        .zip(self.chunks.iter_mut())
+                        .zip(self.wet.iter())
+                        .for_each(pass);
+                }
+                let mut sums = DragSums::default();
+                for chunk in &self.chunks {
+                    sums += chunk.drag;
+                }
                 add((sums.viscous, sums.pressure, sums.torque));
-                // The pieces of cut triangles, a block of points at a time.
+                // The pieces of cut triangles, a block of points at a time (after the
+                // chunks: a thread lends its buffers to one taker at a time).
+                let mut scratch = Scratch::take();
                 let mut push = |piece: [DVec3; 3], normal: DVec3, water: DVec3| {
                     for (point, share) in drag_rule(piece, normal, water, &end, false) {
                         if scratch.points.push(point, normal, water, share) {
@@ -1523,6 +1593,20 @@ fn drag_rule(
 }
 
 /// Checks that `dt` is a usable step length.
+/// A chunk of rows as the whole-triangle pass takes it: its rows, its output, its history
+/// to write, its wet triangles to write, and its last history.
+type WholeChunk<'a> = (
+    (std::ops::Range<usize>, &'a mut ChunkOutput),
+    ((&'a mut HistoryChunk, &'a mut WetTriangles), &'a HistoryChunk),
+);
+
+/// Whether a hull of `chunks` chunks of rows takes them in parallel: only on a world's
+/// thread pool (never rayon's global one, which the host did not ask for), and only when
+/// there is more than one. The forces are the same either way.
+fn in_parallel(chunks: usize) -> bool {
+    chunks > 1 && rayon::current_thread_index().is_some()
+}
+
 pub(crate) fn check_dt(dt: f64) -> Result<f64> {
     positive("dt", dt)?;
     if !(MIN_DT..=MAX_DT).contains(&dt) {
@@ -1648,7 +1732,35 @@ mod tests {
         }
         let soup_v: Vec<glam::Vec3> = (0..40).map(|_| rng.vec(1.5).as_vec3()).collect();
         let soup_i: Vec<u32> = (0..3 * 60).map(|_| (rng.next() * 40.0) as u32).collect();
-        let hulls = [hull_of(&sv, &si), hull_of(&bv, &bi), hull_of(&soup_v, &soup_i)];
+        // A sphere of more triangles than a chunk of rows (1024): three chunks.
+        let (rings, segments) = (40, 36);
+        let mut fine_v = Vec::new();
+        for r in 0..=rings {
+            let theta = std::f32::consts::PI * r as f32 / rings as f32;
+            for s in 0..segments {
+                let phi = std::f32::consts::TAU * s as f32 / segments as f32;
+                fine_v.push(glam::Vec3::new(
+                    theta.sin() * phi.cos(),
+                    theta.cos(),
+                    theta.sin() * phi.sin(),
+                ));
+            }
+        }
+        let mut fine_i = Vec::new();
+        for r in 0..rings {
+            for s in 0..segments {
+                let (a, b) = (r * segments + s, r * segments + (s + 1) % segments);
+                let (c, d) = (a + segments, b + segments);
+                fine_i.extend([a, b, c, b, d, c].map(|i| i as u32));
+            }
+        }
+        let hulls = [
+            hull_of(&sv, &si),
+            hull_of(&bv, &bi),
+            hull_of(&soup_v, &soup_i),
+            hull_of(&fine_v, &fine_i),
+        ];
+        assert!(hulls[3].columns.len() > 2 * crate::whole_triangles::CHUNK_ROWS);
         let waters = [
             Water::Flat(FlatWater { level: 0.2 }),
             Water::Gerstner(
@@ -1747,7 +1859,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(compared, 3 * 2 * 40 * 3);
+        assert_eq!(compared, 4 * 2 * 40 * 3);
     }
 
     /// Drag on a triangle in a rigid motion by the three-point rule or by the one point the

@@ -142,38 +142,62 @@ pub(crate) struct WholeSums {
     pub wet_count: usize,
 }
 
-/// What slamming remembers of every triangle, one column per number.
+/// Rows per chunk: a hull with more rows is worked on a chunk at a time, the chunks in
+/// parallel when the step runs on a world's thread pool. The sums of the chunks are
+/// added in order, so the forces do not depend on how many threads took part.
+pub(crate) const CHUNK_ROWS: usize = 32 * BLOCK;
+
+/// The row ranges of the chunks of `rows` rows.
+pub(crate) fn chunk_ranges(rows: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    (0..rows)
+        .step_by(CHUNK_ROWS)
+        .map(move |s| s..(s + CHUNK_ROWS).min(rows))
+}
+
+/// What slamming remembers of a chunk of triangles, one column per number.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct History {
+pub(crate) struct HistoryChunk {
     pub area: Vec<f64>,
     pub velocity: [Vec<f64>; 3],
 }
 
+/// What slamming remembers of every triangle, by chunks of [`CHUNK_ROWS`].
+#[derive(Clone, Debug, Default)]
+pub(crate) struct History {
+    pub chunks: Vec<HistoryChunk>,
+}
+
 impl History {
-    /// A blank history of `triangles` triangles.
-    pub fn sized(triangles: usize) -> Self {
+    /// A blank history of `rows` rows.
+    pub fn sized(rows: usize) -> Self {
         Self {
-            area: vec![0.0; triangles],
-            velocity: std::array::from_fn(|_| vec![0.0; triangles]),
+            chunks: chunk_ranges(rows)
+                .map(|r| HistoryChunk {
+                    area: vec![0.0; r.len()],
+                    velocity: std::array::from_fn(|_| vec![0.0; r.len()]),
+                })
+                .collect(),
         }
     }
 
     pub fn get(&self, j: usize) -> SlammingHistory {
+        let (c, k) = (&self.chunks[j / CHUNK_ROWS], j % CHUNK_ROWS);
         SlammingHistory {
-            area: self.area[j],
-            velocity: DVec3::new(self.velocity[0][j], self.velocity[1][j], self.velocity[2][j]),
+            area: c.area[k],
+            velocity: DVec3::new(c.velocity[0][k], c.velocity[1][k], c.velocity[2][k]),
         }
     }
 
     pub fn set(&mut self, j: usize, h: SlammingHistory) {
-        self.area[j] = h.area;
-        self.velocity[0][j] = h.velocity.x;
-        self.velocity[1][j] = h.velocity.y;
-        self.velocity[2][j] = h.velocity.z;
+        let (c, k) = (&mut self.chunks[j / CHUNK_ROWS], j % CHUNK_ROWS);
+        c.area[k] = h.area;
+        c.velocity[0][k] = h.velocity.x;
+        c.velocity[1][k] = h.velocity.y;
+        c.velocity[2][k] = h.velocity.z;
     }
 }
 
-/// What the drag pass needs of a step's triangles besides the hull: the wetted area of
+/// What the drag pass needs of a chunk of triangles besides the hull: the wetted area of
 /// each (zero where not wholly wet), which ones the water cuts (1), and the water's
 /// velocity averaged over each, in body axes (when it moves).
 #[derive(Clone, Debug, Default)]
@@ -184,12 +208,15 @@ pub(crate) struct WetTriangles {
 }
 
 impl WetTriangles {
-    pub fn sized(triangles: usize) -> Self {
-        Self {
-            area: vec![0.0; triangles],
-            cut: vec![0; triangles],
-            water: std::array::from_fn(|_| vec![0.0; triangles]),
-        }
+    /// One per chunk of `rows` rows.
+    pub fn chunks(rows: usize) -> Vec<Self> {
+        chunk_ranges(rows)
+            .map(|r| Self {
+                area: vec![0.0; r.len()],
+                cut: vec![0; r.len()],
+                water: std::array::from_fn(|_| vec![0.0; r.len()]),
+            })
+            .collect()
     }
 }
 
@@ -273,8 +300,9 @@ pub(crate) fn whole_pass<'a>(
     mesh: &Mesh<'a>,
     motion: &Motion,
     params: &WholeParams,
-    prior: &History,
-    history: &mut History,
+    rows_of: std::ops::Range<usize>,
+    prior: &HistoryChunk,
+    history: &mut HistoryChunk,
     wet: &mut WetTriangles,
     cut: &mut Vec<u32>,
     scratch: &mut Scratch,
@@ -283,7 +311,7 @@ pub(crate) fn whole_pass<'a>(
     // root, and still water needs no water velocity: the loop is specialised for both
     // (in vector code both sides of a choice run).
     let square = params.slamming.is_none_or(|(s, _)| s.power == 2.0);
-    let args = (mesh, motion, params, prior, history, wet, cut, scratch);
+    let args = (mesh, motion, params, rows_of, prior, history, wet, cut, scratch);
     match (square, mesh.water_velocities.is_some()) {
         (true, false) => whole_loop::<true, false>(args),
         (true, true) => whole_loop::<true, true>(args),
@@ -296,8 +324,9 @@ type WholeArgs<'m, 'a> = (
     &'m Mesh<'a>,
     &'m Motion,
     &'m WholeParams,
-    &'m History,
-    &'m mut History,
+    std::ops::Range<usize>,
+    &'m HistoryChunk,
+    &'m mut HistoryChunk,
     &'m mut WetTriangles,
     &'m mut Vec<u32>,
     &'m mut Scratch,
@@ -345,10 +374,10 @@ struct WholeRows<'a> {
 
 #[inline(always)]
 fn whole_loop<const SQUARE: bool, const MOVING: bool>(
-    (mesh, motion, params, prior, history, wet, cut, scratch): WholeArgs<'_, '_>,
+    (mesh, motion, params, rows_of, prior, history, wet, cut, scratch): WholeArgs<'_, '_>,
 ) -> WholeSums {
     let cols = mesh.columns;
-    let t = cols.area.len();
+    let (first, t) = (rows_of.start, rows_of.end);
     let turn = mesh.rotation;
     let r = turn.to_cols_array();
     let to_body = turn.transpose();
@@ -410,9 +439,11 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
     let mut sums = [[0.0f64; 4]; SUMMED];
     let mut wet_count = 0usize;
     cut.clear();
-    for start in (0..t).step_by(BLOCK) {
+    for start in (first..t).step_by(BLOCK) {
         let n = BLOCK.min(t - start);
         let range = start..start + n;
+        // The same rows in the chunk's own columns.
+        let chunk = start - first..start - first + n;
         let indices = cols.indices.each_ref().map(|c| &c[range.clone()]);
         let corners = cols
             .corners
@@ -466,8 +497,8 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             centroids: rows(&cols.centroid, &range),
             normals: rows(&cols.normal, &range),
             areas: &cols.area[range.clone()],
-            prior_area: &prior.area[range.clone()],
-            prior_velocity: rows(&prior.velocity, &range),
+            prior_area: &prior.area[chunk.clone()],
+            prior_velocity: rows(&prior.velocity, &chunk),
             heights: &heights,
             water: &water,
         };
@@ -489,29 +520,29 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
         }
         let columns = &*columns;
         let column = |k: usize| &columns[k][..n];
-        let history_velocity = rows_mut(&mut history.velocity, &range);
+        let history_velocity = rows_mut(&mut history.velocity, &chunk);
         if kind == Kind::Dry {
-            history.area[range.clone()].fill(0.0);
-            wet.area[range.clone()].fill(0.0);
-            wet.cut[range.clone()].fill(0);
+            history.area[chunk.clone()].fill(0.0);
+            wet.area[chunk.clone()].fill(0.0);
+            wet.cut[chunk.clone()].fill(0);
             // (Only ever used times the wetted area, zero.)
             for velocity in history_velocity {
                 velocity.fill(0.0);
             }
             continue;
         }
-        history.area[range.clone()].copy_from_slice(column(10));
-        wet.area[range.clone()].copy_from_slice(column(10));
+        history.area[chunk.clone()].copy_from_slice(column(10));
+        wet.area[chunk.clone()].copy_from_slice(column(10));
         for (k, velocity) in history_velocity.into_iter().enumerate() {
             velocity.copy_from_slice(column(SUMMED + k));
         }
         if MOVING {
             for (k, water) in wet.water.iter_mut().enumerate() {
-                water[range.clone()].copy_from_slice(column(SUMMED + 4 + k));
+                water[chunk.clone()].copy_from_slice(column(SUMMED + 4 + k));
             }
         }
         wet_count += column(10).iter().filter(|&&a| a > 0.0).count();
-        let wet_cut = &mut wet.cut[range.clone()];
+        let wet_cut = &mut wet.cut[chunk.clone()];
         if kind == Kind::Wet {
             wet_cut.fill(0);
             continue;
@@ -832,6 +863,25 @@ impl Kind {
     }
 }
 
+impl std::ops::AddAssign for WholeSums {
+    fn add_assign(&mut self, o: Self) {
+        self.buoyancy_force += o.buoyancy_force;
+        self.buoyancy_torque += o.buoyancy_torque;
+        self.slamming_force += o.slamming_force;
+        self.slamming_torque += o.slamming_torque;
+        self.volume += o.volume;
+        self.volume_moment += o.volume_moment;
+        self.area += o.area;
+        self.area_moment += o.area_moment;
+        self.air_force += o.air_force;
+        self.air_torque += o.air_torque;
+        self.projected_area += o.projected_area;
+        self.emerged_area += o.emerged_area;
+        self.emerged_moment += o.emerged_moment;
+        self.wet_count += o.wet_count;
+    }
+}
+
 /// What the drag pass computes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct DragParams {
@@ -847,6 +897,35 @@ pub(crate) struct DragSums {
     pub viscous: DVec3,
     pub pressure: DVec3,
     pub torque: DVec3,
+}
+
+impl std::ops::AddAssign for DragSums {
+    fn add_assign(&mut self, o: Self) {
+        self.viscous += o.viscous;
+        self.pressure += o.pressure;
+        self.torque += o.torque;
+    }
+}
+
+/// What the loops leave of one chunk of rows ([`CHUNK_ROWS`]) in one step.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ChunkOutput {
+    pub sums: WholeSums,
+    pub drag: DragSums,
+    /// The chunk's triangles cut by the water (hull rows).
+    pub cut: Vec<u32>,
+}
+
+impl ChunkOutput {
+    /// One per chunk of `rows` rows, each able to list every row as cut.
+    pub fn chunks(rows: usize) -> Vec<Self> {
+        chunk_ranges(rows)
+            .map(|r| Self {
+                cut: Vec::with_capacity(r.len()),
+                ..Self::default()
+            })
+            .collect()
+    }
 }
 
 /// The columns [`drag_pass`] sums ...
@@ -1034,13 +1113,14 @@ fn drag_sums(sums: &[[f64; 4]; DRAG_SUMMED]) -> DragSums {
 #[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
 pub(crate) fn drag_pass<'a>(
     mesh: &Mesh<'a>,
+    rows_of: std::ops::Range<usize>,
     wet: &WetTriangles,
     motion: &Motion,
     params: &DragParams,
     scratch: &mut Scratch,
 ) -> DragSums {
     let cols = mesh.columns;
-    let t = wet.area.len();
+    let (first, t) = (rows_of.start, rows_of.end);
     let turn = mesh.rotation;
     let to_body = turn.transpose();
     let local = Motion {
@@ -1054,21 +1134,23 @@ pub(crate) fn drag_pass<'a>(
     let mut three = [0u8; BLOCK];
     let Scratch { midpoints, drag, .. } = scratch;
     let still = [[0.0; BLOCK]; 3];
-    for start in (0..t).step_by(BLOCK) {
+    for start in (first..t).step_by(BLOCK) {
         let n = BLOCK.min(t - start);
         let range = start..start + n;
+        // The same rows in the chunk's own columns.
+        let chunk = start - first..start - first + n;
         // Blocks wholly out of the water (about half of a floating hull, its triangles
         // being ordered by height: `Hull::new`) have no drag.
-        if wet.area[range.clone()].iter().all(|&a| a == 0.0) {
+        if wet.area[chunk.clone()].iter().all(|&a| a == 0.0) {
             continue;
         }
-        let (normal, water) = (rows(&cols.normal, &range), rows(&wet.water, &range));
+        let (normal, water) = (rows(&cols.normal, &range), rows(&wet.water, &chunk));
         let still = still.each_ref().map(|c| &c[..n]);
         let centroids = DragRows {
             point: rows(&cols.centroid, &range),
             normal,
             water: if moving { water } else { still },
-            area: &wet.area[range.clone()],
+            area: &wet.area[chunk.clone()],
             radius_squared: &cols.radius_squared[range.clone()],
         };
         drag_rows(&centroids, n, &k, drag, &mut sums);
@@ -1082,7 +1164,7 @@ pub(crate) fn drag_pass<'a>(
             if flag == 0 {
                 continue;
             }
-            let share = wet.area[start + i] / 3.0;
+            let share = wet.area[chunk.start + i] / 3.0;
             let normal = DVec3::new(normal[0][i], normal[1][i], normal[2][i]);
             let water = if moving {
                 DVec3::new(water[0][i], water[1][i], water[2][i])

@@ -408,7 +408,16 @@ impl World {
         let state = state.validated()?;
         let env = self.environment();
         let mut body = lock(self.body_cell(id)?);
-        body.step(&state, dt, &env)
+        match &self.pool {
+            // A big hull shares its triangles among the world's threads; the water is
+            // still asked from this thread (a host's callback may need it).
+            Some(Workers { pool: Some(pool), .. }) if body.is_divisible() => {
+                body.prepare(&state, &env)?;
+                let body: &mut Body = &mut body;
+                pool.install(|| body.compute(&state, dt, &env))
+            }
+            _ => body.step(&state, dt, &env),
+        }
     }
 
     /// Steps `ids[i]` from `state_of(&states[i])` and writes its forces with
@@ -489,8 +498,11 @@ impl World {
             }
         };
         match &self.pool {
-            // Waking the workers costs more than stepping a lone body.
-            Some(Workers { pool: Some(pool), .. }) if results.len() > 1 => {
+            // Waking the workers costs more than stepping a lone body, unless its hull is
+            // big enough to share among them.
+            Some(Workers { pool: Some(pool), .. })
+                if results.len() > 1 || (results.len() == 1 && body(0).is_some_and(|b| b.is_divisible())) =>
+            {
                 pool.install(|| results.par_iter_mut().enumerate().for_each(step_one))
             }
             _ => results.iter_mut().enumerate().for_each(step_one),

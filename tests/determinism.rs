@@ -56,6 +56,8 @@ fn scene(threads: u32) -> (World, Vec<BodyId>, Vec<BodyState>) {
         simple_box(glam::Vec3::new(2.0, 0.5, 2.0), glam::Vec3::ZERO),
         uv_sphere(0.7, 10, 16),
         boat_hull(6.0, 2.0, 0.8, 0.6, 16, 10),
+        // More triangles than a chunk (1024): the step shares them among the threads.
+        uv_sphere(1.2, 40, 48),
     ];
     let hulls: Vec<_> = meshes.iter().map(|m| world.create_hull(&m.desc()).unwrap()).collect();
     let models = [
@@ -69,7 +71,7 @@ fn scene(threads: u32) -> (World, Vec<BodyId>, Vec<BodyState>) {
     let mut states = Vec::new();
     for i in 0..60 {
         let desc = BodyDesc {
-            hull: hulls[i % 3],
+            hull: hulls[i % 4],
             buoyancy: models[i % 4],
             ..BodyDesc::default()
         };
@@ -115,6 +117,29 @@ fn batch_steps_are_bit_identical_for_any_thread_count_and_to_single_steps() {
     }
     assert_eq!(one, single);
     assert!(one.iter().any(|f| f[1] != 0), "the scene must produce forces");
+}
+
+#[test]
+fn a_big_hull_stepped_alone_shares_its_triangles_and_gets_the_same_forces() {
+    let step = |threads: u32| {
+        let (mut world, ids, states) = scene(threads);
+        let big = world.body(ids[3]).unwrap().hull().triangles().len();
+        assert!(big > 2 * 1024, "{big} triangles");
+        let mut forces = Vec::new();
+        for _ in 0..3 {
+            forces.push(bits(&world.step_body(ids[3], &states[3], 1.0 / 60.0).unwrap()));
+            let mut one = [BodyForces::default()];
+            world
+                .step_bodies(&ids[3..4], &states[3..4], 1.0 / 60.0, &mut one, |s| *s, |f, o| *o = *f)
+                .unwrap();
+            forces.push(bits(&one[0]));
+        }
+        forces
+    };
+    let alone = step(1);
+    assert!(alone[0][1] != 0, "the big body must feel forces");
+    assert_eq!(alone, step(2));
+    assert_eq!(alone, step(3));
 }
 
 #[test]

@@ -36,12 +36,14 @@ const PIO2_3: f64 = f64::from_bits(0x3BA3_198A_2E03_7073);
 pub(crate) fn sin_cos(angles: &[f64], sin: &mut [f64], cos: &mut [f64]) {
     let n = angles.len();
     let (sin, cos) = (&mut sin[..n], &mut cos[..n]);
+    // (NaN is not near.)
+    let near = |x: f64| x.abs() <= LIMIT;
     let mut far = false;
     for i in 0..n {
         let x = angles[i];
-        far |= !(x.abs() <= LIMIT);
+        far |= !near(x);
         // Out of range lanes compute anything finite; they are redone below.
-        let x = if x.abs() <= LIMIT { x } else { 0.0 };
+        let x = if near(x) { x } else { 0.0 };
         // Round to nearest by adding and taking away 1.5 2^52 (exact below 2^51, and a
         // vector instruction on any x86-64, unlike `round`).
         let q = (x * std::f64::consts::FRAC_2_PI + ROUNDER) - ROUNDER;
@@ -78,7 +80,7 @@ pub(crate) fn sin_cos(angles: &[f64], sin: &mut [f64], cos: &mut [f64]) {
     }
     if far {
         for ((&x, s), c) in angles.iter().zip(sin.iter_mut()).zip(cos.iter_mut()) {
-            if !(x.abs() <= LIMIT) {
+            if !near(x) {
                 (*s, *c) = if x.is_finite() { x.sin_cos() } else { (0.0, 0.0) };
             }
         }
