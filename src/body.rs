@@ -399,6 +399,9 @@ pub struct Environment<'a> {
     pub wind: DVec3,
     /// Uniform current, m/s, added to the water's particle velocity.
     pub current: DVec3,
+    /// Whether a big hull may share its triangles among the threads of the pool the step
+    /// runs on (not when the batch has a body for every thread already).
+    pub share_triangles: bool,
 }
 
 /// Forces of a step with the points where they act, relative to the body origin, kept
@@ -493,6 +496,8 @@ struct Conditions {
     wind: DVec3,
     /// Whether the water's velocity was sampled (it moves and a force needs it).
     water_moves: bool,
+    /// [`Environment::share_triangles`].
+    share_triangles: bool,
 }
 
 /// What the last step saw: enough to replay it exactly.
@@ -769,6 +774,7 @@ impl Body {
             water_viscosity: env.water_viscosity,
             wind: env.wind,
             water_moves: self.needs_water_velocity(env),
+            share_triangles: env.share_triangles,
         };
         let replay = Replay {
             desc: self.desc,
@@ -955,7 +961,7 @@ impl Body {
                 );
                 Scratch::give_back(scratch);
             };
-            if in_parallel(self.chunks.len()) {
+            if env.share_triangles && in_parallel(self.chunks.len()) {
                 (0..self.chunks.len())
                     .into_par_iter()
                     .map(|i| i * CHUNK_ROWS..((i + 1) * CHUNK_ROWS).min(rows))
@@ -1190,7 +1196,7 @@ impl Body {
                     Scratch::give_back(scratch);
                 };
                 let rows = hull.columns.len();
-                if in_parallel(self.chunks.len()) {
+                if env.share_triangles && in_parallel(self.chunks.len()) {
                     (0..self.chunks.len())
                         .into_par_iter()
                         .map(|i| i * CHUNK_ROWS..((i + 1) * CHUNK_ROWS).min(rows))
@@ -1633,6 +1639,7 @@ mod tests {
             water_viscosity: 1e-6,
             wind: DVec3::ZERO,
             current: DVec3::ZERO,
+            share_triangles: true,
         }
     }
 

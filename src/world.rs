@@ -399,6 +399,7 @@ impl World {
             water_viscosity: self.desc.water_viscosity,
             wind: self.wind,
             current: self.current,
+            share_triangles: true,
         }
     }
 
@@ -469,7 +470,11 @@ impl World {
         let mut results = std::mem::take(&mut self.batch_forces);
         results.clear();
         results.resize(ids.len(), Ok(BodyForces::default()));
-        let env = self.environment();
+        let env = Environment {
+            // Bodies enough to keep every thread busy: each keeps its triangles.
+            share_triangles: ids.len() < self.thread_count(),
+            ..self.environment()
+        };
         let bodies = &self.bodies;
         // Validated above: the states are sound and the ids live.
         let valid = &states_buffer;
