@@ -341,6 +341,9 @@ struct WholeConstants {
     com: [f64; 3],
     velocity: [f64; 3],
     omega: [f64; 3],
+    /// The body's velocity and angular velocity in world axes.
+    world_velocity: [f64; 3],
+    world_omega: [f64; 3],
     /// World up in body axes.
     up: [f64; 3],
     exact: bool,
@@ -411,6 +414,8 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
         com: local(motion.com),
         velocity: local(motion.velocity),
         omega: local(motion.angular_velocity),
+        world_velocity: motion.velocity.to_array(),
+        world_omega: motion.angular_velocity.to_array(),
         up: [r[1], r[4], r[7]],
         exact: params.pressure == Pressure::Exact,
         vertical_only: params.vertical_only,
@@ -625,15 +630,18 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
             // cross(b - a, c - a), as stored.
             let s = scale(normal, area * 2.0);
             let s_up = dot(up, s);
-            let water = if MOVING {
+            let world_water = if MOVING {
                 let g = gathered_water;
-                let mean =
-                    std::array::from_fn::<f64, 3, _>(|axis| (g[0][axis][i] + g[1][axis][i] + g[2][axis][i]) * third);
-                let m = c.to_body;
+                std::array::from_fn::<f64, 3, _>(|axis| (g[0][axis][i] + g[1][axis][i] + g[2][axis][i]) * third)
+            } else {
+                [0.0; 3]
+            };
+            let water = if MOVING {
+                let (m, w) = (c.to_body, world_water);
                 [
-                    m[0] * mean[0] + m[3] * mean[1] + m[6] * mean[2],
-                    m[1] * mean[0] + m[4] * mean[1] + m[7] * mean[2],
-                    m[2] * mean[0] + m[5] * mean[1] + m[8] * mean[2],
+                    m[0] * w[0] + m[3] * w[1] + m[6] * w[2],
+                    m[1] * w[0] + m[4] * w[1] + m[7] * w[2],
+                    m[2] * w[0] + m[5] * w[1] + m[8] * w[2],
                 ]
             } else {
                 [0.0; 3]
@@ -689,10 +697,21 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
             let speed = dot(velocity, velocity).sqrt();
             let along = dot(velocity, normal);
             let acts = c.slam_on && is_wet && along > 0.0;
+            // In world axes, the water's velocity taken away last, as the one-at-a-time
+            // code does: turning a velocity whose world components differ by many orders
+            // (a body in a 1e30 m/s current) would bury its small components under the
+            // big one's rounding, and the swept volume is a difference of two such
+            // velocities, which the mass times |v| then multiplies back up.
+            let world_arm = [
+                r[0] * arm[0] + r[3] * arm[1] + r[6] * arm[2],
+                r[1] * arm[0] + r[4] * arm[1] + r[7] * arm[2],
+                r[2] * arm[0] + r[5] * arm[1] + r[8] * arm[2],
+            ];
+            let world_spin = cross(c.world_omega, world_arm);
             let world_velocity = [
-                r[0] * velocity[0] + r[3] * velocity[1] + r[6] * velocity[2],
-                r[1] * velocity[0] + r[4] * velocity[1] + r[7] * velocity[2],
-                r[2] * velocity[0] + r[5] * velocity[1] + r[8] * velocity[2],
+                c.world_velocity[0] + world_spin[0] - world_water[0],
+                c.world_velocity[1] + world_spin[1] - world_water[1],
+                c.world_velocity[2] + world_spin[2] - world_water[2],
             ];
             let before = prior_area[i];
             let swept = [
