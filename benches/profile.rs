@@ -37,6 +37,10 @@ fn main() {
         "cubes" => SceneDesc::new(&cube, 1024, 500.0),
         "bunnies" => SceneDesc::new(&bunny, 1024, 300.0),
         "bunnies-64" => SceneDesc::new(&bunny, 64, 300.0),
+        "cubes-perlin-100" => SceneDesc {
+            sea: Sea::Perlin,
+            ..SceneDesc::new(&cube, 100, 500.0)
+        },
         "cubes-perlin" => SceneDesc {
             sea: Sea::Perlin,
             ..SceneDesc::new(&cube, 10000, 500.0)

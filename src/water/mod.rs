@@ -133,6 +133,10 @@ impl Water {
             sea.sample_batch(points, time, heights, normals, velocities);
             return Ok(());
         }
+        if let (Water::Perlin(water), None) = (self, normals.as_deref()) {
+            water.sample_batch(points, time, heights, velocities);
+            return Ok(());
+        }
         let surface: &dyn WaterSurface = match self {
             Water::Flat(w) => w,
             Water::Perlin(w) => w.as_ref(),

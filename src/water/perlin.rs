@@ -20,6 +20,7 @@
 //! five).
 
 use glam::DVec3;
+use multiversion::multiversion;
 use noise::permutationtable::{NoiseHasher, PermutationTable};
 
 use super::{WaterSample, WaterSurface};
@@ -60,7 +61,7 @@ impl PerlinWater {
     /// so reducing the coordinates modulo 256, which is exact in floating point, changes
     /// nothing and keeps the integer conversion from overflowing far from the origin or
     /// late in time.
-    #[inline]
+    #[inline(always)]
     fn p(&self, x: f64, z: f64) -> (f64, f64, f64) {
         // `v - 256 floor(v / 256)` is exact (256 is a power of two) and, unlike
         // `rem_euclid`, not a software fmod. Beyond f64's range any cell will do.
@@ -76,6 +77,7 @@ impl PerlinWater {
     }
 
     /// Height, its slopes along x and z, and its rate of change, at `(x, z)` at time `t`.
+    #[inline(always)]
     fn surface(&self, x: f64, z: f64, t: f64) -> [f64; 4] {
         let (s, w, h) = (self.scale, self.speed, self.wave_height);
         let px = x * s + t * w;
@@ -117,6 +119,7 @@ impl PerlinWater {
 /// With `(u, v)` the offsets in the lattice cell, `q(u) = 6u^5 - 15u^4 + 10u^3` and `g_ij`
 /// the corner gradients `(+-1, +-1)` dotted with the offset from corner `(i, j)`:
 /// `n = k lerp(lerp(g00, g01, q(v)), lerp(g10, g11, q(v)), q(u))`, `k = 2 / sqrt 2`.
+#[inline(always)]
 fn noise_and_gradient(table: &PermutationTable, x: f64, z: f64) -> (f64, f64, f64) {
     const SCALE: f64 = 2.0 / std::f64::consts::SQRT_2;
     // The crate's `floor_to_isize`: at exactly 0 it takes the cell below.
@@ -125,13 +128,13 @@ fn noise_and_gradient(table: &PermutationTable, x: f64, z: f64) -> (f64, f64, f6
     let (u, v) = (x - cx as f64, z - cz as f64);
     let corner = |i: isize, j: isize| {
         let (px, pz) = (u - i as f64, v - j as f64);
-        let (value, gx, gz) = match table.hash(&[cx + i, cz + j]) & 0b11 {
-            0 => (px + pz, 1.0, 1.0),
-            1 => (-px + pz, -1.0, 1.0),
-            2 => (px - pz, 1.0, -1.0),
-            _ => (-px - pz, -1.0, -1.0),
-        };
-        (value, gx, gz)
+        // The crate's four cases `(+-px) + (+-pz)` as products with +-1, which are exact:
+        // the same numbers with no branch (the corner's hash is a coin toss, which a
+        // branch predictor loses half the time).
+        let hash = table.hash(&[cx + i, cz + j]);
+        let gx = if hash & 1 == 0 { 1.0 } else { -1.0 };
+        let gz = if hash & 2 == 0 { 1.0 } else { -1.0 };
+        (gx * px + gz * pz, gx, gz)
     };
     let quintic = |a: f64| {
         let a = a.clamp(0.0, 1.0);
@@ -158,11 +161,37 @@ fn noise_and_gradient(table: &PermutationTable, x: f64, z: f64) -> (f64, f64, f6
     (n, dx, dz)
 }
 
+impl PerlinWater {
+    /// Heights, and particle velocities when asked, under many points: the numbers of
+    /// [`WaterSurface::height_and_velocity`] to the bit, in a loop compiled for AVX2 and
+    /// AVX-512 too (`floor` is then one instruction rather than a library call).
+    pub(crate) fn sample_batch(&self, points: &[DVec3], t: f64, heights: &mut [f64], velocities: Option<&mut [DVec3]>) {
+        sample_batch(self, points, t, heights, velocities);
+    }
+}
+
+#[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
+fn sample_batch(water: &PerlinWater, points: &[DVec3], t: f64, heights: &mut [f64], velocities: Option<&mut [DVec3]>) {
+    match velocities {
+        Some(velocities) => {
+            for ((p, h), v) in points.iter().zip(heights.iter_mut()).zip(velocities.iter_mut()) {
+                (*h, *v) = water.height_and_velocity(p.x, p.z, t);
+            }
+        }
+        None => {
+            for (p, h) in points.iter().zip(heights.iter_mut()) {
+                *h = water.surface(p.x, p.z, t)[0];
+            }
+        }
+    }
+}
+
 impl WaterSurface for PerlinWater {
     fn height(&self, x: f64, z: f64, t: f64) -> f64 {
         self.surface(x, z, t)[0]
     }
 
+    #[inline(always)]
     fn height_and_velocity(&self, x: f64, z: f64, t: f64) -> (f64, DVec3) {
         let [height, _, _, rate] = self.surface(x, z, t);
         (height, DVec3::new(0.0, if rate.is_finite() { rate } else { 0.0 }, 0.0))
@@ -240,6 +269,31 @@ mod tests {
                     (sample.normal - normal).length() < 1e-5,
                     "{} vs {normal}",
                     sample.normal
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_batch_answers_each_point_as_a_query_of_it_alone_does() {
+        for only_x in [false, true] {
+            let water = PerlinWater::new(-0.2, 0.13, 0.7, 1.9, only_x).unwrap();
+            let points: Vec<DVec3> = (0..257)
+                .map(|i| DVec3::new(i as f64 * 0.377 - 40.0, 5.0, (i as f64 * 0.61).cos() * 30.0))
+                .chain([DVec3::ZERO, DVec3::new(1e300, 0.0, -1e300)])
+                .collect();
+            let t = 3.7;
+            let (mut heights, mut velocities) = (vec![0.0; points.len()], vec![DVec3::ZERO; points.len()]);
+            water.sample_batch(&points, t, &mut heights, Some(&mut velocities));
+            let mut alone = vec![0.0; points.len()];
+            water.sample_batch(&points, t, &mut alone, None);
+            for (i, p) in points.iter().enumerate() {
+                let (h, v) = water.height_and_velocity(p.x, p.z, t);
+                assert_eq!(heights[i].to_bits(), h.to_bits(), "point {i}");
+                assert_eq!(alone[i].to_bits(), h.to_bits(), "point {i}");
+                assert_eq!(
+                    velocities[i].to_array().map(f64::to_bits),
+                    v.to_array().map(f64::to_bits)
                 );
             }
         }
