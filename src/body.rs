@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use glam::{DMat3, DQuat, DVec3, Vec3Swizzles};
+use glam::{DMat3, DQuat, DVec3};
 use rayon::prelude::*;
 
 use crate::clip::{self, Tri};
@@ -21,6 +21,7 @@ use crate::forces::{
 };
 use crate::hull::Hull;
 use crate::water::Water;
+use crate::water::patch::WaterPatch;
 use crate::whole_triangles::{
     CHUNK_ROWS, ChunkOutput, DragParams, DragSums, History, HistoryChunk, Mesh, Motion, Pressure, Scratch,
     WetTriangles, WholeParams, WholeSums, chunk_ranges, drag_pass, drag_points, is_fast_power, needs_three_points,
@@ -607,10 +608,8 @@ pub struct Body {
     next_samples: Samples,
     /// World positions of the vertices (the water's query points).
     points: Vec<DVec3>,
-    /// Grid points, surface heights and water velocities of the water patch.
-    patch_points: Vec<DVec3>,
-    patch_heights: Vec<f64>,
-    patch_velocities: Vec<DVec3>,
+    /// Kerner's water patch, for hulls with more vertices than it has samples.
+    patch: WaterPatch,
     /// The step's triangles cut by the water.
     cut: Vec<u32>,
     /// The triangles as the drag pass needs them, by chunks of rows.
@@ -647,9 +646,7 @@ impl Body {
             samples: Samples::default(),
             next_samples: Samples::default(),
             points: Vec::new(),
-            patch_points: Vec::new(),
-            patch_heights: Vec::new(),
-            patch_velocities: Vec::new(),
+            patch: WaterPatch::default(),
             cut: Vec::new(),
             wet: Vec::new(),
             chunks: Vec::new(),
@@ -697,14 +694,11 @@ impl Body {
         self.size_patch();
     }
 
-    /// The patch's buffers, only for hulls that can use it (more vertices than samples).
+    /// The patch, only for hulls that can use it (more vertices than samples).
     fn size_patch(&mut self) {
-        let samples = (self.desc.water_patch_cells as usize + 1).pow(2);
-        let used = self.desc.water_patch_cells > 0 && samples < self.hull.positions.len();
-        let samples = if used { samples } else { 0 };
-        self.patch_points.resize(samples, DVec3::ZERO);
-        self.patch_heights.resize(samples, 0.0);
-        self.patch_velocities.resize(samples, DVec3::ZERO);
+        let cells = self.desc.water_patch_cells as usize;
+        let used = cells > 0 && (cells + 1).pow(2) < self.hull.positions.len();
+        self.patch = WaterPatch::sized(if used { cells } else { 0 });
     }
 
     /// The body's parameters.
@@ -1368,16 +1362,17 @@ impl Body {
             Water::Flat(flat) => Some((origin.y, flat.level)),
             _ => None,
         };
-        if self.patch_points.is_empty() || env.water.is_cheap() {
-            let v = if velocities {
-                Some(&mut out.velocities[..])
-            } else {
-                None
-            };
+        let v = if velocities {
+            Some(&mut out.velocities[..])
+        } else {
+            None
+        };
+        if self.patch.is_used() && !env.water.is_cheap() {
+            self.patch
+                .sample(env.water, env.time, &self.points, &mut out.heights, v)?;
+        } else {
             env.water
                 .sample_into(&self.points, env.time, &mut out.heights, None, v)?;
-        } else {
-            self.sample_through_patch(env, velocities, out)?;
         }
         let (mut sum, mut count) = (DVec3::ZERO, 0usize);
         for (i, point) in self.points.iter().enumerate() {
@@ -1403,56 +1398,6 @@ impl Body {
             }
         }
         out.mean_velocity = if count > 0 { sum / count as f64 } else { env.current };
-        Ok(())
-    }
-
-    /// Kerner's water patch: samples the water once on a grid of `cells x cells` cells over
-    /// the body's horizontal footprint, then answers every vertex from the plane of the grid
-    /// triangle under it (two triangles per cell, split like a heightfield's).
-    fn sample_through_patch(&mut self, env: &Environment<'_>, velocities: bool, out: &mut Samples) -> Result<()> {
-        let cells = self.desc.water_patch_cells as usize;
-        let (mut lo, mut hi) = (glam::DVec2::INFINITY, glam::DVec2::NEG_INFINITY);
-        for p in &self.points {
-            lo = lo.min(p.xz());
-            hi = hi.max(p.xz());
-        }
-        // A degenerate footprint (a vertical sheet) still gets cells of some width.
-        let size = (hi - lo).max(glam::DVec2::splat(1e-6 * (1.0 + (hi - lo).max_element())));
-        let step = size / cells as f64;
-        let n = cells + 1;
-        for iz in 0..n {
-            for ix in 0..n {
-                let xz = lo + step * glam::DVec2::new(ix as f64, iz as f64);
-                self.patch_points[iz * n + ix] = DVec3::new(xz.x, 0.0, xz.y);
-            }
-        }
-        let v = if velocities {
-            Some(&mut self.patch_velocities[..])
-        } else {
-            None
-        };
-        env.water
-            .sample_into(&self.patch_points, env.time, &mut self.patch_heights, None, v)?;
-        let per_cell = 1.0 / step;
-        for (i, p) in self.points.iter().enumerate() {
-            let u = ((p.x - lo.x) * per_cell.x).clamp(0.0, cells as f64);
-            let w = ((p.z - lo.y) * per_cell.y).clamp(0.0, cells as f64);
-            let (ix, iz) = ((u as usize).min(cells - 1), (w as usize).min(cells - 1));
-            let (fu, fw) = (u - ix as f64, w - iz as f64);
-            let corner = |dx: usize, dz: usize| (iz + dz) * n + ix + dx;
-            // Barycentric weights of (00, 10, 11) or (00, 01, 11): the middle corner is
-            // the one on the side of the diagonal the point is on. Without a branch (the
-            // side is a coin toss from one vertex to the next).
-            let (high, low) = (fu.max(fw), fu.min(fw));
-            let middle = if fu >= fw { corner(1, 0) } else { corner(0, 1) };
-            let weights = [(corner(0, 0), 1.0 - high), (middle, high - low), (corner(1, 1), low)];
-            let [a, b, c] = weights.map(|(k, t)| t * self.patch_heights[k]);
-            out.heights[i] = a + b + c;
-            if velocities {
-                let [a, b, c] = weights.map(|(k, t)| t * self.patch_velocities[k]);
-                out.velocities[i] = a + b + c;
-            }
-        }
         Ok(())
     }
 

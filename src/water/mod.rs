@@ -6,6 +6,7 @@
 
 mod gerstner;
 mod heightfield;
+pub(crate) mod patch;
 mod perlin;
 pub mod spectrum;
 mod trig;

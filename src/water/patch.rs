@@ -1,0 +1,221 @@
+//! Kerner's water patch: the water sampled once on a grid over a body's horizontal
+//! footprint, and every vertex answered from the grid.
+//!
+//! A hull of thousands of vertices on a costly sea (a sum of Gerstner waves) asks the
+//! water `(cells + 1)^2` times rather than once per vertex. Each grid cell is split
+//! into two triangles along its diagonal, as a heightfield is, and a vertex takes the
+//! plane of the grid triangle under it:
+//!
+//! ```text
+//! u, w = the vertex's position in cells (clamped to the grid)
+//! h = (1 - max(fu, fw)) h00 + (max - min) h_mid + min(fu, fw) h11
+//! ```
+//!
+//! with `fu, fw` the fractions within the cell and `h_mid` the corner `10` when
+//! `fu >= fw`, else `01`. The same weights carry the water's velocity.
+
+use glam::{DVec2, DVec3, Vec3Swizzles};
+use multiversion::multiversion;
+
+use super::Water;
+use crate::error::Result;
+
+/// A water patch's grid and what the water answered there.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct WaterPatch {
+    cells: usize,
+    points: Vec<DVec3>,
+    heights: Vec<f64>,
+    velocities: Vec<DVec3>,
+}
+
+impl WaterPatch {
+    /// A patch of `cells x cells` cells, or none (`cells == 0`).
+    pub fn sized(cells: usize) -> Self {
+        let samples = if cells > 0 { (cells + 1).pow(2) } else { 0 };
+        Self {
+            cells,
+            points: vec![DVec3::ZERO; samples],
+            heights: vec![0.0; samples],
+            velocities: vec![DVec3::ZERO; samples],
+        }
+    }
+
+    /// Whether this patch has a grid.
+    pub fn is_used(&self) -> bool {
+        self.cells > 0
+    }
+
+    /// Samples `water` at `time` on a grid over the footprint of `points`, then writes
+    /// each point's surface height (and the water's velocity there, when `velocities` is
+    /// given) from the grid.
+    pub fn sample(
+        &mut self,
+        water: &Water,
+        time: f64,
+        points: &[DVec3],
+        heights: &mut [f64],
+        velocities: Option<&mut [DVec3]>,
+    ) -> Result<()> {
+        let cells = self.cells;
+        let (mut lo, mut hi) = (DVec2::INFINITY, DVec2::NEG_INFINITY);
+        for p in points {
+            lo = lo.min(p.xz());
+            hi = hi.max(p.xz());
+        }
+        // A degenerate footprint (a vertical sheet) still gets cells of some width.
+        let size = (hi - lo).max(DVec2::splat(1e-6 * (1.0 + (hi - lo).max_element())));
+        let step = size / cells as f64;
+        let n = cells + 1;
+        for iz in 0..n {
+            for ix in 0..n {
+                let xz = lo + step * DVec2::new(ix as f64, iz as f64);
+                self.points[iz * n + ix] = DVec3::new(xz.x, 0.0, xz.y);
+            }
+        }
+        let grid = Grid {
+            cells,
+            lo,
+            per_cell: 1.0 / step,
+        };
+        match velocities {
+            Some(velocities) => {
+                water.sample_into(&self.points, time, &mut self.heights, None, Some(&mut self.velocities))?;
+                interpolate_with_velocities(&grid, points, &self.heights, &self.velocities, heights, velocities);
+            }
+            None => {
+                water.sample_into(&self.points, time, &mut self.heights, None, None)?;
+                interpolate(&grid, points, &self.heights, heights);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where the grid lies.
+struct Grid {
+    cells: usize,
+    lo: DVec2,
+    per_cell: DVec2,
+}
+
+impl Grid {
+    /// The grid triangle under `p`: its three corners' sample indices and weights. The
+    /// indices are clamped to the last sample, which they never pass: the compiler then
+    /// knows every read is in bounds.
+    #[inline(always)]
+    fn weights(&self, p: DVec3) -> [(usize, f64); 3] {
+        let cells = self.cells;
+        let n = cells + 1;
+        let u = ((p.x - self.lo.x) * self.per_cell.x).clamp(0.0, cells as f64);
+        let w = ((p.z - self.lo.y) * self.per_cell.y).clamp(0.0, cells as f64);
+        let (ix, iz) = ((u as usize).min(cells - 1), (w as usize).min(cells - 1));
+        let (fu, fw) = (u - ix as f64, w - iz as f64);
+        let last = n * n - 1;
+        let corner = |dx: usize, dz: usize| ((iz + dz) * n + ix + dx).min(last);
+        // Barycentric weights of (00, 10, 11) or (00, 01, 11): the middle corner is the one
+        // on the side of the diagonal the point is on. Without a branch (the side is a
+        // coin toss from one vertex to the next).
+        let (high, low) = (fu.max(fw), fu.min(fw));
+        let middle = if fu >= fw { corner(1, 0) } else { corner(0, 1) };
+        [(corner(0, 0), 1.0 - high), (middle, high - low), (corner(1, 1), low)]
+    }
+}
+
+#[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
+fn interpolate(grid: &Grid, points: &[DVec3], samples: &[f64], heights: &mut [f64]) {
+    let samples = &samples[..(grid.cells + 1).pow(2)];
+    for (p, h) in points.iter().zip(heights.iter_mut()) {
+        let [a, b, c] = grid.weights(*p).map(|(k, t)| t * samples[k]);
+        *h = a + b + c;
+    }
+}
+
+#[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
+fn interpolate_with_velocities(
+    grid: &Grid,
+    points: &[DVec3],
+    samples: &[f64],
+    sample_velocities: &[DVec3],
+    heights: &mut [f64],
+    velocities: &mut [DVec3],
+) {
+    let count = (grid.cells + 1).pow(2);
+    let (samples, sample_velocities) = (&samples[..count], &sample_velocities[..count]);
+    for ((p, h), v) in points.iter().zip(heights.iter_mut()).zip(velocities.iter_mut()) {
+        let weights = grid.weights(*p);
+        let [a, b, c] = weights.map(|(k, t)| t * samples[k]);
+        *h = a + b + c;
+        let [a, b, c] = weights.map(|(k, t)| t * sample_velocities[k]);
+        *v = a + b + c;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::water::{PerlinWater, WaterSurface};
+
+    /// Water whose batch answers are its point answers to the bit (a Gerstner sea's
+    /// agree only to its solver's tolerance).
+    fn sea() -> Water {
+        Water::Perlin(Box::new(PerlinWater::new(0.5, 0.3, 0.8, 1.2, false).unwrap()))
+    }
+
+    #[test]
+    fn at_grid_points_the_patch_is_the_water_and_between_them_the_plane_through_three() {
+        let water = sea();
+        let (cells, t) = (4, 1.3);
+        let mut patch = WaterPatch::sized(cells);
+        // A footprint from (-2, -1) to (6, 3): grid points every 2 m along x, 1 m along z.
+        let corners = [DVec3::new(-2.0, 0.0, -1.0), DVec3::new(6.0, 0.0, 3.0)];
+        let grid_point = |ix: usize, iz: usize| DVec3::new(-2.0 + 2.0 * ix as f64, 0.0, -1.0 + iz as f64);
+        let mut points = corners.to_vec();
+        points.extend((0..=cells).flat_map(|iz| (0..=cells).map(move |ix| grid_point(ix, iz))));
+        // Inside cell (1, 2): one point each side of its diagonal, and one on it.
+        let inside = [(0.25, 0.75), (0.8, 0.1), (0.5, 0.5)];
+        points.extend(inside.map(|(fu, fw)| grid_point(1, 2) + DVec3::new(2.0 * fu, 0.0, fw)));
+        let (mut heights, mut velocities) = (vec![0.0; points.len()], vec![DVec3::ZERO; points.len()]);
+        patch
+            .sample(&water, t, &points, &mut heights, Some(&mut velocities))
+            .unwrap();
+        let exact = |p: DVec3| water.sample(p.x, p.z, t);
+        for (i, p) in points.iter().enumerate().take(2 + (cells + 1).pow(2)) {
+            assert!((heights[i] - exact(*p).height).abs() < 1e-12, "point {i}");
+            assert!((velocities[i] - exact(*p).velocity).length() < 1e-12, "point {i}");
+        }
+        let h = |ix, iz| exact(grid_point(ix, iz)).height;
+        let first = 2 + (cells + 1).pow(2);
+        for (k, (fu, fw)) in inside.into_iter().enumerate() {
+            let middle = if fu >= fw { h(2, 2) } else { h(1, 3) };
+            let (high, low) = (f64::max(fu, fw), f64::min(fu, fw));
+            let plane = (1.0 - high) * h(1, 2) + (high - low) * middle + low * h(2, 3);
+            assert!(
+                (heights[first + k] - plane).abs() < 1e-12,
+                "{k}: {} vs {plane}",
+                heights[first + k]
+            );
+        }
+        // Without velocities, the same heights.
+        let mut alone = vec![0.0; points.len()];
+        patch.sample(&water, t, &points, &mut alone, None).unwrap();
+        assert_eq!(alone, heights);
+    }
+
+    #[test]
+    fn points_past_the_grid_take_its_edge_and_a_flat_footprint_still_has_cells() {
+        let water = sea();
+        let mut patch = WaterPatch::sized(3);
+        // All points on one line along x: the footprint has no depth along z.
+        let points: Vec<DVec3> = (0..7).map(|i| DVec3::new(i as f64, 0.0, 2.0)).collect();
+        let mut heights = vec![f64::NAN; points.len()];
+        patch.sample(&water, 0.4, &points, &mut heights, None).unwrap();
+        for (p, h) in points.iter().zip(&heights) {
+            assert!(h.is_finite());
+            // Grid points fall on x = 0, 2, 4, 6: exact there.
+            if p.x as usize % 2 == 0 {
+                assert!((h - water.height(p.x, p.z, 0.4)).abs() < 1e-9, "{p}");
+            }
+        }
+    }
+}
