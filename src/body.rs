@@ -23,9 +23,9 @@ use crate::hull::Hull;
 use crate::water::Water;
 use crate::water::patch::WaterPatch;
 use crate::whole_triangles::{
-    CHUNK_ROWS, ChunkOutput, DragParams, DragSums, History, HistoryChunk, Mesh, Motion, Pressure, Scratch,
-    WetTriangles, WholeParams, WholeSums, chunk_ranges, drag_pass, drag_points, is_fast_power, needs_three_points,
-    whole_pass,
+    CHUNK_ROWS, ChunkOutput, DragParams, DragSums, History, HistoryChunk, Mesh, Motion, PARALLEL_ROWS, Pressure,
+    Scratch, WetTriangles, WholeParams, WholeSums, chunk_ranges, drag_pass, drag_points, is_fast_power,
+    needs_three_points, whole_pass,
 };
 use crate::world::HullId;
 
@@ -723,11 +723,10 @@ impl Body {
         (about_centroid + shift) * mass
     }
 
-    /// Computes the forces of one step of length `dt` from a validated state.
     /// Whether the step's loops can share this body's triangles among threads (a hull of
-    /// more than [`CHUNK_ROWS`] triangles).
+    /// more than [`PARALLEL_ROWS`] rows).
     pub(crate) fn is_divisible(&self) -> bool {
-        self.chunks.len() > 1
+        self.hull.columns.len() > PARALLEL_ROWS
     }
 
     pub(crate) fn step(&mut self, state: &BodyState, dt: f64, env: &Environment<'_>) -> Result<BodyForces> {
@@ -955,7 +954,7 @@ impl Body {
                 );
                 Scratch::give_back(scratch);
             };
-            if env.share_triangles && in_parallel(self.chunks.len()) {
+            if env.share_triangles && in_parallel(hull.columns.len()) {
                 (0..self.chunks.len())
                     .into_par_iter()
                     .map(|i| i * CHUNK_ROWS..((i + 1) * CHUNK_ROWS).min(rows))
@@ -1190,7 +1189,7 @@ impl Body {
                     Scratch::give_back(scratch);
                 };
                 let rows = hull.columns.len();
-                if env.share_triangles && in_parallel(self.chunks.len()) {
+                if env.share_triangles && in_parallel(hull.columns.len()) {
                     (0..self.chunks.len())
                         .into_par_iter()
                         .map(|i| i * CHUNK_ROWS..((i + 1) * CHUNK_ROWS).min(rows))
@@ -1551,11 +1550,11 @@ type WholeChunk<'a> = (
     ((&'a mut HistoryChunk, &'a mut WetTriangles), &'a HistoryChunk),
 );
 
-/// Whether a hull of `chunks` chunks of rows takes them in parallel: only on a world's
-/// thread pool (never rayon's global one, which the host did not ask for), and only when
-/// there is more than one. The forces are the same either way.
-fn in_parallel(chunks: usize) -> bool {
-    chunks > 1 && rayon::current_thread_index().is_some()
+/// Whether a hull of `rows` rows takes its chunks in parallel: only on a world's thread
+/// pool (never rayon's global one, which the host did not ask for), and only when it is
+/// big enough to pay for it. The forces are the same either way.
+fn in_parallel(rows: usize) -> bool {
+    rows > PARALLEL_ROWS && rayon::current_thread_index().is_some()
 }
 
 pub(crate) fn check_dt(dt: f64) -> Result<f64> {
