@@ -376,8 +376,8 @@ struct WholeConstants {
     facing_direction: [f64; 3],
 }
 
-/// A block of rows: the hull's, the last step's history, and the corners' heights and
-/// water velocities.
+/// A block of rows: the hull's, the last step's history, the corners' heights and the
+/// water's velocity averaged over the corners.
 struct WholeRows<'a> {
     corners: [[&'a [f64]; 3]; 3],
     centroids: [&'a [f64]; 3],
@@ -386,7 +386,7 @@ struct WholeRows<'a> {
     prior_area: &'a [f64],
     prior_velocity: [&'a [f64]; 3],
     heights: &'a [[f64; BLOCK]; 3],
-    water: &'a [[[f64; BLOCK]; 3]; 3],
+    water: &'a [[f64; BLOCK]; 3],
 }
 
 #[inline(always)]
@@ -454,7 +454,7 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
     let (wet_columns, dry_columns) = (&mut scratch.wet, &mut scratch.dry);
     // Zeroed once per step (3 kB): rows past a short block's end are never read.
     let mut heights = [[0.0f64; BLOCK]; 3];
-    let mut water = [[[0.0f64; BLOCK]; 3]; 3];
+    let mut water = [[0.0f64; BLOCK]; 3];
     let mut wet_sums = [[0.0f64; 4]; WET_SUMMED];
     let mut dry_sums = [[0.0f64; 4]; DRY_OUT];
     let mut wet_count = 0usize;
@@ -493,15 +493,16 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             }
         }
         if MOVING {
+            // The water's velocity averaged over the corners (world axes), three columns
+            // for the loop to read rather than nine.
             let last = moving.len().saturating_sub(1);
             let all = &moving[..=last];
-            for k in 0..3 {
-                for (i, &v) in indices[k].iter().enumerate() {
-                    let u = all[(v as usize).min(last)];
-                    water[k][0][i] = u.x;
-                    water[k][1][i] = u.y;
-                    water[k][2][i] = u.z;
-                }
+            let third = 1.0 / 3.0;
+            for i in 0..n {
+                let [a, b, c] = indices.map(|ids| all[(ids[i] as usize).min(last)]);
+                water[0][i] = (a.x + b.x + c.x) * third;
+                water[1][i] = (a.y + b.y + c.y) * third;
+                water[2][i] = (a.z + b.z + c.z) * third;
             }
         }
         // A block wholly under or wholly above the water (most of them: the hull's
@@ -655,7 +656,7 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
             let s_up = dot(up, s);
             let world_water = if MOVING {
                 let g = gathered_water;
-                std::array::from_fn::<f64, 3, _>(|axis| (g[0][axis][i] + g[1][axis][i] + g[2][axis][i]) * third)
+                [g[0][i], g[1][i], g[2][i]]
             } else {
                 [0.0; 3]
             };
