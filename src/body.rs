@@ -24,7 +24,7 @@ use crate::water::Water;
 use crate::water::patch::WaterPatch;
 use crate::whole_triangles::{
     CHUNK_ROWS, ChunkOutput, DragParams, DragSums, History, HistoryChunk, Mesh, Motion, PARALLEL_ROWS, Pressure,
-    Scratch, WetTriangles, WholeParams, WholeSums, chunk_ranges, drag_pass, drag_points, is_fast_power,
+    Scratch, WetTriangles, WholeParams, WholeSums, chunk_ranges, drag_pass, drag_pieces, is_fast_power,
     needs_three_points, whole_pass,
 };
 use crate::world::HullId;
@@ -1207,23 +1207,19 @@ impl Body {
                     sums += chunk.drag;
                 }
                 add((sums.viscous, sums.pressure, sums.torque));
-                // The pieces of cut triangles, a block of points at a time (after the
-                // chunks: a thread lends its buffers to one taker at a time).
+                // The pieces of cut triangles, a block at a time (after the chunks: a
+                // thread lends its buffers to one taker at a time).
                 let mut scratch = Scratch::take();
-                let mut push = |piece: [DVec3; 3], normal: DVec3, water: DVec3| {
-                    for (point, share) in drag_rule(piece, normal, water, &end, false) {
-                        if scratch.points.push(point, normal, water, share) {
-                            let sums = drag_points(&mut scratch, &end, &drag);
-                            add((sums.viscous, sums.pressure, sums.torque));
-                        }
-                    }
-                };
                 for (piece, &j) in out.pieces.iter().zip(&out.sources) {
                     let j = j as usize;
-                    push(*piece, self.normals[j], self.triangle_water_velocities[j]);
+                    let (normal, water) = (self.normals[j], self.triangle_water_velocities[j]);
+                    if scratch.pieces.push(*piece, normal, water) {
+                        let sums = drag_pieces(&mut scratch, &end, &drag);
+                        add((sums.viscous, sums.pressure, sums.torque));
+                    }
                 }
-                if !scratch.points.is_empty() {
-                    let sums = drag_points(&mut scratch, &end, &drag);
+                if !scratch.pieces.is_empty() {
+                    let sums = drag_pieces(&mut scratch, &end, &drag);
                     add((sums.viscous, sums.pressure, sums.torque));
                 }
                 Scratch::give_back(scratch);

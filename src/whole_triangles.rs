@@ -33,7 +33,10 @@
 //! three-point rule: 0.07 % and 3.5 %); at a spread of 3 it misses most of the drag.
 //! The drag loop does the one-point rule for every wet triangle, then gathers the edge
 //! midpoints of the triangles that need three points into blocks it evaluates the same
-//! way; the cut triangles' pieces come to it in blocks from the step ([`drag_points`]).
+//! way. The cut triangles' pieces come in blocks from the step ([`drag_pieces`]), where
+//! each piece's rule is chosen in the loop and both rules' points are evaluated, the
+//! one not taken with zero area: four evaluations per piece in vector code cost less
+//! than choosing and gathering points one at a time.
 //!
 //! Where a formula has a division or a root, it is multiplied out (the loops are bound by
 //! the divider otherwise), and the loops are specialised for the default powers
@@ -1043,6 +1046,59 @@ fn drag_rows(
     }
 }
 
+/// Viscous and pressure drag on `area` of a face with unit `normal` at a point `arm`
+/// from the centre of mass, where the water's velocity relative to the face is `u`:
+/// the forces and their moment about the centre of mass.
+#[inline(always)]
+fn drag_at<const HALF: bool>(
+    k: &DragConstants,
+    arm: [f64; 3],
+    u: [f64; 3],
+    normal: [f64; 3],
+    area: f64,
+) -> ([f64; 3], [f64; 3], [f64; 3]) {
+    let c = k.c;
+    let speed_squared = dot(u, u);
+    let speed = speed_squared.sqrt();
+    let along = dot(u, normal);
+    // forces::viscous::viscous_force.
+    let friction = if k.viscous_on {
+        area * k.viscous_factor * speed
+    } else {
+        0.0
+    };
+    let fv = scale(sub(u, scale(normal, along)), friction);
+    // forces::pressure_drag::pressure_drag_force, with u = |v| / v_r and
+    // cos = v.n / |v| multiplied out: (C1 u + C2 u^2) cos^f = (C1 + C2 u) / v_r
+    // |v|^(1 - f) |v.n|^f, which for f = 1/2 is one square root and no division.
+    let leading = along > 0.0;
+    let x = along.abs();
+    let f = if leading { c.pressure_falloff } else { c.suction_falloff };
+    let spread_power = if HALF || f == 0.5 {
+        (x * speed).sqrt()
+    } else if f == 1.0 {
+        x
+    } else if f == 0.0 {
+        speed
+    } else if k.general_falloff {
+        x * x / if speed > 0.0 { speed } else { 1.0 }
+    } else {
+        0.0
+    };
+    let q = speed * k.inverse_reference;
+    let magnitude = if leading {
+        -(c.pressure_linear + c.pressure_quadratic * q)
+    } else {
+        c.suction_linear + c.suction_quadratic * q
+    } * k.inverse_reference
+        * spread_power;
+    let magnitude = if along != 0.0 { magnitude } else { 0.0 };
+    let magnitude = if k.pressure_on { magnitude * area } else { 0.0 };
+    let fd = scale(normal, magnitude);
+    let torque = cross(arm, [fv[0] + fd[0], fv[1] + fd[1], fv[2] + fd[2]]);
+    (fv, fd, torque)
+}
+
 #[inline(always)]
 fn drag_loop<const HALF: bool>(
     rows: &DragRows<'_>,
@@ -1051,7 +1107,7 @@ fn drag_loop<const HALF: bool>(
     columns: &mut [[f64; BLOCK]; DRAG_OUT],
     sums: &mut [[f64; 4]; DRAG_SUMMED],
 ) {
-    let (com, v, omega, c) = (k.com, k.velocity, k.omega, k.c);
+    let (com, v, omega) = (k.com, k.velocity, k.omega);
     let spread = ONE_POINT_SPREAD * ONE_POINT_SPREAD;
     let DragRows {
         point,
@@ -1074,43 +1130,7 @@ fn drag_loop<const HALF: bool>(
         let speed_squared = dot(u, u);
         let needs_three = areas[i] > 0.0 && radius[i] * k.omega_squared > speed_squared * spread;
         let area = if needs_three { 0.0 } else { areas[i] };
-        let speed = speed_squared.sqrt();
-        let along = dot(u, normal);
-        // forces::viscous::viscous_force.
-        let friction = if k.viscous_on {
-            area * k.viscous_factor * speed
-        } else {
-            0.0
-        };
-        let fv = scale(sub(u, scale(normal, along)), friction);
-        // forces::pressure_drag::pressure_drag_force, with u = |v| / v_r and
-        // cos = v.n / |v| multiplied out: (C1 u + C2 u^2) cos^f = (C1 + C2 u) / v_r
-        // |v|^(1 - f) |v.n|^f, which for f = 1/2 is one square root and no division.
-        let leading = along > 0.0;
-        let x = along.abs();
-        let f = if leading { c.pressure_falloff } else { c.suction_falloff };
-        let spread_power = if HALF || f == 0.5 {
-            (x * speed).sqrt()
-        } else if f == 1.0 {
-            x
-        } else if f == 0.0 {
-            speed
-        } else if k.general_falloff {
-            x * x / if speed > 0.0 { speed } else { 1.0 }
-        } else {
-            0.0
-        };
-        let q = speed * k.inverse_reference;
-        let magnitude = if leading {
-            -(c.pressure_linear + c.pressure_quadratic * q)
-        } else {
-            c.suction_linear + c.suction_quadratic * q
-        } * k.inverse_reference
-            * spread_power;
-        let magnitude = if along != 0.0 { magnitude } else { 0.0 };
-        let magnitude = if k.pressure_on { magnitude * area } else { 0.0 };
-        let fd = scale(normal, magnitude);
-        let torque = cross(arm, [fv[0] + fd[0], fv[1] + fd[1], fv[2] + fd[2]]);
+        let (fv, fd, torque) = drag_at::<HALF>(k, arm, u, normal, area);
         let out = [
             fv[0],
             fv[1],
@@ -1245,8 +1265,7 @@ fn midpoint_rows(
 }
 
 /// Up to [`BLOCK`] drag points gathered one at a time (the edge midpoints of the
-/// triangles that need the three-point rule, the pieces of cut triangles), evaluated
-/// together by [`drag_points`].
+/// triangles that need the three-point rule), evaluated together.
 #[derive(Clone, Debug)]
 pub(crate) struct PointBlock {
     point: [[f64; BLOCK]; 3],
@@ -1292,14 +1311,124 @@ impl PointBlock {
     }
 }
 
-/// Viscous and pressure drag at the points of `block` (each with its share of area), at
-/// `motion`; empties the block.
+/// Up to [`BLOCK`] pieces of cut triangles gathered one at a time for their drag, with
+/// their triangle's unit normal and water velocity, evaluated together by
+/// [`drag_pieces`].
+#[derive(Clone, Debug)]
+pub(crate) struct PieceBlock {
+    corners: [[[f64; BLOCK]; 3]; 3],
+    normal: [[f64; BLOCK]; 3],
+    water: [[f64; BLOCK]; 3],
+    len: usize,
+}
+
+impl Default for PieceBlock {
+    fn default() -> Self {
+        Self {
+            corners: [[[0.0; BLOCK]; 3]; 3],
+            normal: [[0.0; BLOCK]; 3],
+            water: [[0.0; BLOCK]; 3],
+            len: 0,
+        }
+    }
+}
+
+impl PieceBlock {
+    /// Adds a piece; true when the block is full (then evaluate and clear it).
+    pub fn push(&mut self, piece: [DVec3; 3], normal: DVec3, water: DVec3) -> bool {
+        let i = self.len;
+        for (corner, p) in self.corners.iter_mut().zip(piece) {
+            for (axis, value) in corner.iter_mut().zip(p.to_array()) {
+                axis[i] = value;
+            }
+        }
+        for (k, (n, w)) in normal.to_array().into_iter().zip(water.to_array()).enumerate() {
+            self.normal[k][i] = n;
+            self.water[k][i] = w;
+        }
+        self.len += 1;
+        self.len == BLOCK
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// Viscous and pressure drag on the pieces of `scratch.pieces` at `motion` (in the axes
+/// the pieces are in), each by the one-point or the three-point rule as its spread asks
+/// (`Body`'s `drag_rule`, which the one-at-a-time code uses): the rule's choice and
+/// both rules' points in vector code, the rule not taken weighted by zero. Empties the
+/// block.
 #[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
-pub(crate) fn drag_points(scratch: &mut Scratch, motion: &Motion, params: &DragParams) -> DragSums {
+pub(crate) fn drag_pieces(scratch: &mut Scratch, motion: &Motion, params: &DragParams) -> DragSums {
     let k = DragConstants::new(motion, params);
     let mut sums = [[0.0f64; 4]; DRAG_SUMMED];
-    midpoint_rows(&mut scratch.points, &k, &mut scratch.drag, &mut sums);
+    let Scratch { pieces, drag, .. } = scratch;
+    if k.c.pressure_falloff == 0.5 && k.c.suction_falloff == 0.5 {
+        piece_loop::<true>(pieces, &k, drag, &mut sums);
+    } else {
+        piece_loop::<false>(pieces, &k, drag, &mut sums);
+    }
+    pieces.len = 0;
     drag_sums(&sums)
+}
+
+#[inline(always)]
+fn piece_loop<const HALF: bool>(
+    block: &PieceBlock,
+    k: &DragConstants,
+    columns: &mut [[f64; BLOCK]; DRAG_OUT],
+    sums: &mut [[f64; 4]; DRAG_SUMMED],
+) {
+    let n = block.len;
+    let (com, v, omega) = (k.com, k.velocity, k.omega);
+    let third = 1.0 / 3.0;
+    for i in 0..n {
+        let corner = |c: usize| std::array::from_fn::<f64, 3, _>(|axis| block.corners[c][axis][i]);
+        let (a, b, c) = (corner(0), corner(1), corner(2));
+        let normal = [block.normal[0][i], block.normal[1][i], block.normal[2][i]];
+        let water = [block.water[0][i], block.water[1][i], block.water[2][i]];
+        let area = 0.5 * dot(cross(sub(b, a), sub(c, a)), normal);
+        let centroid: [f64; 3] = std::array::from_fn(|x| (a[x] + b[x] + c[x]) * third);
+        let relative = |point: [f64; 3]| {
+            let arm = sub(point, com);
+            let spin = cross(omega, arm);
+            let u = [
+                v[0] + spin[0] - water[0],
+                v[1] + spin[1] - water[1],
+                v[2] + spin[2] - water[2],
+            ];
+            (arm, u)
+        };
+        let (arm, u) = relative(centroid);
+        let distance = |p: [f64; 3]| {
+            let d = sub(p, centroid);
+            dot(d, d)
+        };
+        let radius_squared = distance(a).max(distance(b)).max(distance(c));
+        let three = needs_three_points(k.omega_squared, radius_squared, dot(u, u));
+        let (one_area, share) = if three { (0.0, area / 3.0) } else { (area, 0.0) };
+        let mut out = drag_at::<HALF>(k, arm, u, normal, one_area);
+        for (p, q) in [(a, b), (b, c), (c, a)] {
+            let middle = std::array::from_fn(|x| 0.5 * (p[x] + q[x]));
+            let (arm, u) = relative(middle);
+            let (fv, fd, torque) = drag_at::<HALF>(k, arm, u, normal, share);
+            for x in 0..3 {
+                out.0[x] += fv[x];
+                out.1[x] += fd[x];
+                out.2[x] += torque[x];
+            }
+        }
+        let (fv, fd, torque) = out;
+        let row = [
+            fv[0], fv[1], fv[2], fd[0], fd[1], fd[2], torque[0], torque[1], torque[2],
+        ];
+        for (column, value) in columns.iter_mut().zip(row) {
+            column[i] = value;
+        }
+    }
+    accumulate(&columns[..DRAG_SUMMED], n, sums);
 }
 
 /// The per-block buffers of the loops: big enough (about 18 kB) that zeroing them on the
@@ -1309,8 +1438,8 @@ pub(crate) struct Scratch {
     wet: [[f64; BLOCK]; WET_OUT],
     dry: [[f64; BLOCK]; DRY_OUT],
     drag: [[f64; BLOCK]; DRAG_OUT],
-    /// Drag points gathered one at a time.
-    pub points: PointBlock,
+    /// Pieces of cut triangles gathered one at a time.
+    pub pieces: PieceBlock,
     /// The edge midpoints of triangles that need the three-point rule.
     midpoints: PointBlock,
 }
@@ -1328,7 +1457,7 @@ impl Scratch {
                 wet: [[0.0; BLOCK]; WET_OUT],
                 dry: [[0.0; BLOCK]; DRY_OUT],
                 drag: [[0.0; BLOCK]; DRAG_OUT],
-                points: PointBlock::default(),
+                pieces: PieceBlock::default(),
                 midpoints: PointBlock::default(),
             })
         })
