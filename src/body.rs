@@ -23,8 +23,8 @@ use crate::hull::Hull;
 use crate::water::Water;
 use crate::water::patch::WaterPatch;
 use crate::whole_triangles::{
-    CHUNK_ROWS, ChunkOutput, DragParams, DragSums, History, HistoryChunk, Mesh, Motion, PARALLEL_ROWS, Pressure,
-    Scratch, WetTriangles, WholeParams, WholeSums, chunk_ranges, drag_pass, drag_pieces, is_fast_power,
+    CHUNK_ROWS, ChunkOutput, DragParams, DragSums, History, HistoryChunk, Mesh, Motion, PARALLEL_ROWS, PiecePass,
+    Pressure, Scratch, WetTriangles, WholeParams, WholeSums, chunk_ranges, drag_pass, drag_pieces, is_fast_power,
     needs_three_points, whole_pass,
 };
 use crate::world::HullId;
@@ -910,6 +910,26 @@ impl Body {
             && [desc.pressure_falloff, desc.suction_falloff, desc.slamming_power]
                 .into_iter()
                 .all(is_fast_power);
+        let params = WholeParams {
+            rho_g,
+            pressure: match desc.buoyancy {
+                BuoyancyModel::Pressure => Pressure::Exact,
+                BuoyancyModel::PressureCentroid => Pressure::Centroid,
+                _ => Pressure::Off,
+            },
+            vertical_only: desc.vertical_buoyancy_only,
+            slamming: (on(FORCE_SLAMMING) && had_history).then_some((slam, dt)),
+            air: air_on.then_some((env.air_density, desc.air_drag_coefficient, env.wind)),
+            lumped_air: lumped.then_some(air_relative),
+        };
+        let motion = Motion {
+            com,
+            velocity: v_com,
+            angular_velocity: omega,
+        };
+        // The pieces of cut triangles go through the same loop as whole ones, but for
+        // slamming (the triangle's as a whole, below).
+        let piece_pass = loops.then(|| PiecePass::new(&motion, &params));
         if !loops {
             cut.clear();
             cut.extend(0..hull.triangles.len() as u32);
@@ -920,23 +940,6 @@ impl Body {
                 heights: &samples.heights,
                 flat: samples.flat,
                 water_velocities: water_moves.then_some(&samples.velocities[..]),
-            };
-            let params = WholeParams {
-                rho_g,
-                pressure: match desc.buoyancy {
-                    BuoyancyModel::Pressure => Pressure::Exact,
-                    BuoyancyModel::PressureCentroid => Pressure::Centroid,
-                    _ => Pressure::Off,
-                },
-                vertical_only: desc.vertical_buoyancy_only,
-                slamming: (on(FORCE_SLAMMING) && had_history).then_some((slam, dt)),
-                air: air_on.then_some((env.air_density, desc.air_drag_coefficient, env.wind)),
-                lumped_air: lumped.then_some(air_relative),
-            };
-            let motion = Motion {
-                com,
-                velocity: v_com,
-                angular_velocity: omega,
             };
             let rows = hull.columns.len();
             let whole = |((range, chunk), ((history, wet), prior)): WholeChunk<'_>| {
@@ -1000,6 +1003,13 @@ impl Body {
             emerged_area += sums.emerged_area;
             emerged_moment += sums.emerged_moment;
         }
+        // Only for enough cut triangles to fill the loop's vectors: a few pieces (a box's)
+        // cost less one at a time (100 cubes on Perlin water 6 % slower through the loop,
+        // a bunny's 120 cut triangles 5 % faster). (The buffers are taken after the whole
+        // triangles' chunks: a thread lends its buffers to one taker at a time.)
+        let mut piece_pass = piece_pass
+            .filter(|_| cut.len() >= MIN_CUT_FOR_PIECE_PASS)
+            .map(|pass| (pass, Scratch::take()));
         for &j in &cut {
             let j = j as usize;
             let tri = &hull.triangles[j];
@@ -1046,7 +1056,12 @@ impl Body {
                     (sn, 0.5 * sn.dot(normal))
                 };
                 area_j += area;
-                moment_j += area * sub.centroid();
+                let centroid = sub.centroid();
+                moment_j += area * centroid;
+                if let Some((pass, scratch)) = &mut piece_pass {
+                    pass.add_wet(scratch, sub, normal, area, centroid);
+                    continue;
+                }
                 volume.add(sub, sn);
                 let buoyant = match desc.buoyancy {
                     BuoyancyModel::Pressure => Some(buoyancy::pressure(sub, sn, rho_g)),
@@ -1096,6 +1111,10 @@ impl Body {
                     0.5 * e.scaled_normal().dot(normal)
                 };
                 let centroid = e.centroid();
+                if let Some((pass, scratch)) = &mut piece_pass {
+                    pass.add_dry(scratch, e, normal, area, centroid);
+                    continue;
+                }
                 if air_on {
                     let v = v_com + omega.cross(centroid - com) - env.wind;
                     let force = air::air_force(v, normal, area, env.air_density, desc.air_drag_coefficient);
@@ -1115,6 +1134,19 @@ impl Body {
             }
         }
 
+        if let Some((pass, mut scratch)) = piece_pass {
+            let sums = pass.finish(&mut scratch);
+            Scratch::give_back(scratch);
+            buoyancy_sum.force += sums.buoyancy_force;
+            buoyancy_sum.torque += sums.buoyancy_torque;
+            volume.volume += sums.volume;
+            volume.moment += sums.volume_moment;
+            air.force += sums.air_force;
+            air.torque += sums.air_torque;
+            projected_area += sums.projected_area;
+            emerged_area += sums.emerged_area;
+            emerged_moment += sums.emerged_moment;
+        }
         let area_centroid = (wetted_area > 0.0).then(|| wetted_moment / wetted_area);
         let volume_buoyancy = match desc.buoyancy {
             BuoyancyModel::Volume => volume.centroid().map(|c| (volume.volume, c)),
@@ -1545,6 +1577,9 @@ type WholeChunk<'a> = (
     (std::ops::Range<usize>, &'a mut ChunkOutput),
     ((&'a mut HistoryChunk, &'a mut WetTriangles), &'a HistoryChunk),
 );
+
+/// Cut triangles from which a step runs their pieces through the whole triangles' loop.
+const MIN_CUT_FOR_PIECE_PASS: usize = 16;
 
 /// Whether a hull of `rows` rows takes its chunks in parallel: only on a world's thread
 /// pool (never rayon's global one, which the host did not ask for), and only when it is

@@ -379,6 +379,65 @@ struct WholeConstants {
     facing_direction: [f64; 3],
 }
 
+impl WholeConstants {
+    /// The step's constants for a body turned by `turn` (body to world).
+    fn new(turn: DMat3, motion: &Motion, params: &WholeParams) -> Self {
+        let r = turn.to_cols_array();
+        let to_body = turn.transpose();
+        let local = |v: DVec3| (to_body * v).to_array();
+        let (slam_on, slam, dt) = match params.slamming {
+            Some((s, dt)) => (true, s, dt),
+            None => (
+                false,
+                SlammingParams {
+                    power: 1.0,
+                    max_acceleration: 1.0,
+                    multiplier: 0.0,
+                    mass: 0.0,
+                    hull_area: 1.0,
+                },
+                1.0,
+            ),
+        };
+        let (air_on, air_factor, wind) = match params.air {
+            Some((density, coefficient, w)) => (true, -0.5 * density * coefficient, local(w)),
+            None => (false, 0.0, [0.0; 3]),
+        };
+        let (lumped_on, facing_direction) = match params.lumped_air {
+            Some(v) if v.length() > 0.0 => (true, local(v / v.length())),
+            Some(_) => (true, [0.0; 3]),
+            None => (false, [0.0; 3]),
+        };
+        WholeConstants {
+            r,
+            to_body: to_body.to_cols_array(),
+            com: local(motion.com),
+            velocity: local(motion.velocity),
+            omega: local(motion.angular_velocity),
+            world_velocity: motion.velocity.to_array(),
+            world_omega: motion.angular_velocity.to_array(),
+            up: [r[1], r[4], r[7]],
+            exact: params.pressure == Pressure::Exact,
+            vertical_only: params.vertical_only,
+            k: if params.pressure != Pressure::Off {
+                -params.rho_g / 6.0
+            } else {
+                0.0
+            },
+            slam_on,
+            slam,
+            stop_per_area: 2.0 * slam.mass / slam.hull_area / dt,
+            fixed_cap: slam.max_acceleration > 0.0,
+            cap: slam.max_acceleration * dt,
+            air_on,
+            air_factor,
+            wind,
+            lumped_on,
+            facing_direction,
+        }
+    }
+}
+
 /// A block of rows: the hull's, the last step's history, the corners' heights and the
 /// water's velocity averaged over the corners.
 struct WholeRows<'a> {
@@ -399,59 +458,8 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
     let cols = mesh.columns;
     let (first, t) = (rows_of.start, rows_of.end);
     let turn = mesh.rotation;
-    let r = turn.to_cols_array();
-    let to_body = turn.transpose();
-    let local = |v: DVec3| (to_body * v).to_array();
-    let (slam_on, slam, dt) = match params.slamming {
-        Some((s, dt)) => (true, s, dt),
-        None => (
-            false,
-            SlammingParams {
-                power: 1.0,
-                max_acceleration: 1.0,
-                multiplier: 0.0,
-                mass: 0.0,
-                hull_area: 1.0,
-            },
-            1.0,
-        ),
-    };
-    let (air_on, air_factor, wind) = match params.air {
-        Some((density, coefficient, w)) => (true, -0.5 * density * coefficient, local(w)),
-        None => (false, 0.0, [0.0; 3]),
-    };
-    let (lumped_on, facing_direction) = match params.lumped_air {
-        Some(v) if v.length() > 0.0 => (true, local(v / v.length())),
-        Some(_) => (true, [0.0; 3]),
-        None => (false, [0.0; 3]),
-    };
-    let constants = WholeConstants {
-        r,
-        to_body: to_body.to_cols_array(),
-        com: local(motion.com),
-        velocity: local(motion.velocity),
-        omega: local(motion.angular_velocity),
-        world_velocity: motion.velocity.to_array(),
-        world_omega: motion.angular_velocity.to_array(),
-        up: [r[1], r[4], r[7]],
-        exact: params.pressure == Pressure::Exact,
-        vertical_only: params.vertical_only,
-        k: if params.pressure != Pressure::Off {
-            -params.rho_g / 6.0
-        } else {
-            0.0
-        },
-        slam_on,
-        slam,
-        stop_per_area: 2.0 * slam.mass / slam.hull_area / dt,
-        fixed_cap: slam.max_acceleration > 0.0,
-        cap: slam.max_acceleration * dt,
-        air_on,
-        air_factor,
-        wind,
-        lumped_on,
-        facing_direction,
-    };
+    let constants = WholeConstants::new(turn, motion, params);
+    let r = constants.r;
     let moving = mesh.water_velocities.unwrap_or(&[]);
 
     let (wet_columns, dry_columns) = (&mut scratch.wet, &mut scratch.dry);
@@ -582,13 +590,24 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             }
         }
     }
+    whole_sums(turn, params.vertical_only, &wet_sums, &dry_sums, wet_count)
+}
+
+/// The sums of the loop's columns, turned into world axes by `turn`.
+fn whole_sums(
+    turn: DMat3,
+    vertical_only: bool,
+    wet_sums: &[[f64; 4]; WET_SUMMED],
+    dry_sums: &[[f64; 4]; DRY_OUT],
+    wet_count: usize,
+) -> WholeSums {
     let turned =
         |sums: &[[f64; 4]], k: usize| turn * DVec3::new(total(sums[k]), total(sums[k + 1]), total(sums[k + 2]));
-    let world = |k: usize| turned(&wet_sums, k);
-    let world_dry = |k: usize| turned(&dry_sums, k);
-    let sums = &wet_sums;
+    let world = |k: usize| turned(wet_sums, k);
+    let world_dry = |k: usize| turned(dry_sums, k);
+    let sums = wet_sums;
     let mut buoyancy_force = world(0);
-    if params.vertical_only {
+    if vertical_only {
         // Along world up by construction; exactly, not to rounding.
         buoyancy_force.x = 0.0;
         buoyancy_force.z = 0.0;
@@ -1431,6 +1450,167 @@ fn piece_loop<const HALF: bool>(
     accumulate(&columns[..DRAG_SUMMED], n, sums);
 }
 
+/// Pieces of cut triangles, gathered one at a time for [`PiecePass`]: each wholly under
+/// or wholly above the water by construction.
+#[derive(Clone, Debug)]
+pub(crate) struct FacePieces {
+    corners: [[[f64; BLOCK]; 3]; 3],
+    centroid: [[f64; BLOCK]; 3],
+    normal: [[f64; BLOCK]; 3],
+    area: [f64; BLOCK],
+    heights: [[f64; BLOCK]; 3],
+    len: usize,
+}
+
+impl Default for FacePieces {
+    fn default() -> Self {
+        Self {
+            corners: [[[0.0; BLOCK]; 3]; 3],
+            centroid: [[0.0; BLOCK]; 3],
+            normal: [[0.0; BLOCK]; 3],
+            area: [0.0; BLOCK],
+            heights: [[0.0; BLOCK]; 3],
+            len: 0,
+        }
+    }
+}
+
+impl FacePieces {
+    /// Adds a piece; true when the block is full.
+    fn push(&mut self, piece: &crate::clip::Tri, normal: DVec3, area: f64, centroid: DVec3) -> bool {
+        let i = self.len;
+        for (corner, p) in self.corners.iter_mut().zip(piece.v) {
+            for (axis, value) in corner.iter_mut().zip(p.to_array()) {
+                axis[i] = value;
+            }
+        }
+        for (k, h) in piece.height.into_iter().enumerate() {
+            self.heights[k][i] = h;
+        }
+        for (k, (n, c)) in normal.to_array().into_iter().zip(centroid.to_array()).enumerate() {
+            self.normal[k][i] = n;
+            self.centroid[k][i] = c;
+        }
+        self.area[i] = area;
+        self.len += 1;
+        self.len == BLOCK
+    }
+}
+
+/// The hydrostatic forces, the submerged volume and the air's forces on the pieces of
+/// the cut triangles, by the same loop as whole triangles ([`whole_block`]): a piece
+/// under water is a wholly wet triangle whose corners on the waterline have depth zero,
+/// one above it a wholly dry triangle. The pieces are in world axes relative to the body
+/// origin, as the clipping code makes them, so the loop runs with an unturned body.
+/// Slamming is left out: it acts on a cut triangle as a whole (the step's own code).
+pub(crate) struct PiecePass {
+    constants: WholeConstants,
+    vertical_only: bool,
+    wet: [[f64; 4]; WET_SUMMED],
+    dry: [[f64; 4]; DRY_OUT],
+}
+
+impl PiecePass {
+    /// For a step at `motion` (world axes) with `params`.
+    pub fn new(motion: &Motion, params: &WholeParams) -> Self {
+        let params = WholeParams {
+            slamming: None,
+            ..*params
+        };
+        Self {
+            constants: WholeConstants::new(DMat3::IDENTITY, motion, &params),
+            vertical_only: params.vertical_only,
+            wet: [[0.0; 4]; WET_SUMMED],
+            dry: [[0.0; 4]; DRY_OUT],
+        }
+    }
+
+    /// Adds a piece under the water, with its triangle's unit normal, its area and its
+    /// centroid.
+    pub fn add_wet(
+        &mut self,
+        scratch: &mut Scratch,
+        piece: &crate::clip::Tri,
+        normal: DVec3,
+        area: f64,
+        centroid: DVec3,
+    ) {
+        if scratch.wet_pieces.push(piece, normal, area, centroid) {
+            self.flush(scratch);
+        }
+    }
+
+    /// Adds a piece above the water.
+    pub fn add_dry(
+        &mut self,
+        scratch: &mut Scratch,
+        piece: &crate::clip::Tri,
+        normal: DVec3,
+        area: f64,
+        centroid: DVec3,
+    ) {
+        if scratch.dry_pieces.push(piece, normal, area, centroid) {
+            self.flush(scratch);
+        }
+    }
+
+    fn flush(&mut self, scratch: &mut Scratch) {
+        piece_blocks(&self.constants, scratch, &mut self.wet, &mut self.dry);
+    }
+
+    /// The sums of every piece added (world axes; no slamming, no wet count).
+    pub fn finish(mut self, scratch: &mut Scratch) -> WholeSums {
+        self.flush(scratch);
+        whole_sums(DMat3::IDENTITY, self.vertical_only, &self.wet, &self.dry, 0)
+    }
+}
+
+/// Runs the blocks of pieces gathered so far through [`whole_block`] and empties them.
+#[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
+fn piece_blocks(
+    constants: &WholeConstants,
+    scratch: &mut Scratch,
+    wet_sums: &mut [[f64; 4]; WET_SUMMED],
+    dry_sums: &mut [[f64; 4]; DRY_OUT],
+) {
+    const NONE: [f64; BLOCK] = [0.0; BLOCK];
+    const NONE3: [[f64; BLOCK]; 3] = [NONE; 3];
+    let Scratch {
+        wet,
+        dry,
+        wet_pieces,
+        dry_pieces,
+        ..
+    } = scratch;
+    for (pieces, is_wet) in [(&mut *wet_pieces, true), (&mut *dry_pieces, false)] {
+        if pieces.len == 0 {
+            continue;
+        }
+        // Padded with pieces of no area (which add nothing) to whole vectors: the loop's
+        // remainder would run one row at a time.
+        let n = pieces.len.next_multiple_of(8).min(BLOCK);
+        pieces.area[pieces.len..n].fill(0.0);
+        let rows = WholeRows {
+            corners: pieces.corners.each_ref().map(|c| c.each_ref().map(|axis| &axis[..n])),
+            centroids: pieces.centroid.each_ref().map(|c| &c[..n]),
+            normals: pieces.normal.each_ref().map(|c| &c[..n]),
+            areas: &pieces.area[..n],
+            prior_area: &NONE[..n],
+            prior_velocity: [&NONE[..n], &NONE[..n], &NONE[..n]],
+            heights: &pieces.heights,
+            water: &NONE3,
+        };
+        if is_wet {
+            whole_block::<true, false, true, false>(constants, &rows, n, (&mut *wet, &mut *dry));
+            accumulate(&wet[..WET_SUMMED], n, wet_sums);
+        } else {
+            whole_block::<true, false, false, true>(constants, &rows, n, (&mut *wet, &mut *dry));
+            accumulate(&dry[..], n, dry_sums);
+        }
+        pieces.len = 0;
+    }
+}
+
 /// The per-block buffers of the loops: big enough (about 18 kB) that zeroing them on the
 /// stack at every step would cost a small hull more than its forces, so each thread
 /// keeps one and lends it to its steps.
@@ -1438,8 +1618,11 @@ pub(crate) struct Scratch {
     wet: [[f64; BLOCK]; WET_OUT],
     dry: [[f64; BLOCK]; DRY_OUT],
     drag: [[f64; BLOCK]; DRAG_OUT],
-    /// Pieces of cut triangles gathered one at a time.
+    /// Pieces of cut triangles gathered one at a time: for their drag ...
     pub pieces: PieceBlock,
+    /// ... and, under and above the water, for the other forces ([`PiecePass`]).
+    wet_pieces: FacePieces,
+    dry_pieces: FacePieces,
     /// The edge midpoints of triangles that need the three-point rule.
     midpoints: PointBlock,
 }
@@ -1458,6 +1641,8 @@ impl Scratch {
                 dry: [[0.0; BLOCK]; DRY_OUT],
                 drag: [[0.0; BLOCK]; DRAG_OUT],
                 pieces: PieceBlock::default(),
+                wet_pieces: FacePieces::default(),
+                dry_pieces: FacePieces::default(),
                 midpoints: PointBlock::default(),
             })
         })
