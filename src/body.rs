@@ -144,8 +144,9 @@ pub const DEFAULT_SLAMMING_MULTIPLIER: f64 = 3.0;
 
 /// Default cells per side of the water patch. Costly water (a sum of Gerstner waves, a
 /// host callback) is then queried (8 + 1)^2 = 81 times per step instead of once per
-/// vertex; a hull with fewer vertices than that is queried per vertex anyway, and flat
-/// or heightfield water never goes through the patch. The surface between grid points is
+/// vertex; a hull with fewer vertices than that is queried per vertex anyway, and flat,
+/// Perlin or heightfield water (cheaper to query than to interpolate) never goes through
+/// the patch. The surface between grid points is
 /// linear: for a footprint of size `D` and a shortest wavelength `L` the height error is
 /// about `A (2 pi D / (8 L))^2 / 8` (A the amplitude): 0.1 % of A when `D = L / 10`, 2 %
 /// when `D = L / 2`. Raise it for hulls as long as the shortest waves.

@@ -104,10 +104,12 @@ impl Water {
         matches!(self, Water::Flat(_) | Water::Heightfield(_))
     }
 
-    /// Whether a query costs next to nothing, so sampling it through a water patch would
-    /// only add work.
+    /// Whether a query costs so little that sampling the water through a water patch
+    /// would only add work. Perlin water is: its batch answers a vertex in about the time
+    /// the patch takes to interpolate one (one bunny on Perlin water, criterion: 162 µs
+    /// per step querying every vertex, 182 µs through the patch), and exactly.
     pub fn is_cheap(&self) -> bool {
-        matches!(self, Water::Flat(_) | Water::Heightfield(_))
+        matches!(self, Water::Flat(_) | Water::Heightfield(_) | Water::Perlin(_))
     }
 
     /// Whether queries must be made from one thread at a time (the host's water).
