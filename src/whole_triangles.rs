@@ -1126,6 +1126,9 @@ fn drag_loop<const HALF: bool>(
     columns: &mut [[f64; BLOCK]; DRAG_OUT],
     sums: &mut [[f64; 4]; DRAG_SUMMED],
 ) {
+    // A copy the loop's stores cannot reach: read through the reference, every constant
+    // would be reloaded after each store (the AVX2 build then stops vectorising).
+    let k = &{ *k };
     let (com, v, omega) = (k.com, k.velocity, k.omega);
     let spread = ONE_POINT_SPREAD * ONE_POINT_SPREAD;
     let DragRows {
@@ -1401,6 +1404,9 @@ fn piece_loop<const HALF: bool>(
     sums: &mut [[f64; 4]; DRAG_SUMMED],
 ) {
     let n = block.len;
+    // A copy the loop's stores cannot reach: read through the reference, every constant
+    // would be reloaded after each store (the AVX2 build then stops vectorising).
+    let k = &{ *k };
     let (com, v, omega) = (k.com, k.velocity, k.omega);
     let third = 1.0 / 3.0;
     for i in 0..n {
