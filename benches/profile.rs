@@ -8,7 +8,8 @@
 //! ```
 //!
 //! Scenarios: `bunny` (flat), `bunny-gerstner` (patch on), `bunny-gerstner-nopatch`,
-//! `cubes` (1024, flat), `cubes-perlin` (10000, Perlin), `bunnies` (1024, flat),
+//! `cubes` (1024, flat), `cubes-perlin` (10000, Perlin), `cubes-perlin-100` (100, Perlin:
+//! the same step with every body in the caches), `bunnies` (1024, flat),
 //! `bunnies-64`. All forces; one thread unless a third argument says how many (0 = one
 //! per core).
 
@@ -48,6 +49,7 @@ fn main() {
         other => {
             eprintln!(
                 "unknown scenario {other}: bunny, bunny-gerstner, bunny-gerstner-nopatch, cubes, cubes-perlin, \
+                 cubes-perlin-100, \
                  bunnies, bunnies-64"
             );
             std::process::exit(2);
