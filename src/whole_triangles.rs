@@ -33,7 +33,7 @@
 //! three-point rule: 0.07 % and 3.5 %); at a spread of 3 it misses most of the drag.
 //! The drag loop does the one-point rule for every wet triangle, then gathers the edge
 //! midpoints of the triangles that need three points into blocks it evaluates the same
-//! way. The cut triangles' pieces come in blocks from the step ([`drag_pieces`]), where
+//! way. The cut triangles' pieces come in blocks from the step (`drag_pieces`), where
 //! each piece's rule is chosen in the loop and both rules' points are evaluated, the
 //! one not taken with zero area: four evaluations per piece in vector code cost less
 //! than choosing and gathering points one at a time.
