@@ -96,15 +96,33 @@ struct Workers {
     pool: Option<rayon::ThreadPool>,
     exited: Arc<(Mutex<usize>, Condvar)>,
     threads: usize,
+    /// The threads themselves, joined once they have left the pool: a thread that has
+    /// run its exit handler may still be tearing down (its thread-local storage is freed
+    /// after), and a host that exits right after destroying the world must not race it.
+    handles: Arc<Mutex<Vec<std::thread::JoinHandle<()>>>>,
 }
 
 impl Workers {
     fn start(threads: usize) -> Result<Self> {
         let exited = Arc::new((Mutex::new(0usize), Condvar::new()));
         let signal = Arc::clone(&exited);
+        let handles = Arc::new(Mutex::new(Vec::with_capacity(threads)));
+        let spawned = Arc::clone(&handles);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("keel-worker-{i}"))
+            .spawn_handler(move |thread| {
+                let mut builder = std::thread::Builder::new();
+                if let Some(name) = thread.name() {
+                    builder = builder.name(name.to_owned());
+                }
+                if let Some(size) = thread.stack_size() {
+                    builder = builder.stack_size(size);
+                }
+                let handle = builder.spawn(|| thread.run())?;
+                spawned.lock().unwrap_or_else(PoisonError::into_inner).push(handle);
+                Ok(())
+            })
             .exit_handler(move |_| {
                 let (count, changed) = &*signal;
                 *count.lock().unwrap_or_else(PoisonError::into_inner) += 1;
@@ -116,6 +134,7 @@ impl Workers {
             pool: Some(pool),
             exited,
             threads,
+            handles,
         })
     }
 }
@@ -136,6 +155,16 @@ impl Drop for Workers {
                 .wait_timeout(exited, left)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
+        }
+        // Every thread has left the pool: joining returns as soon as each has finished
+        // tearing down. (One still busy after the deadline, in a host's callback, say,
+        // is left to finish on its own rather than hang the host.)
+        if *exited >= self.threads {
+            drop(exited);
+            let handles = std::mem::take(&mut *self.handles.lock().unwrap_or_else(PoisonError::into_inner));
+            for handle in handles {
+                let _ = handle.join();
+            }
         }
     }
 }
