@@ -503,9 +503,25 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
                 }
             }
         }
-        if MOVING {
+        // A block wholly under or wholly above the water (most of them: the hull's
+        // triangles are ordered by height) skips the other side's forces.
+        let count = |wet: bool| -> usize {
+            heights
+                .iter()
+                .map(|h| h[..n].iter().filter(|&&h| if wet { h < 0.0 } else { h >= 0.0 }).count())
+                .sum()
+        };
+        let kind = if count(false) == 3 * n {
+            Kind::Dry
+        } else if count(true) == 3 * n {
+            Kind::Wet
+        } else {
+            Kind::Mixed
+        };
+        if MOVING && kind != Kind::Dry {
             // The water's velocity averaged over the corners (world axes), three columns
-            // for the loop to read rather than nine.
+            // for the loop to read rather than nine; dry blocks never read it (its
+            // gathers were a quarter of the pass on a bunny in waves).
             let last = moving.len().saturating_sub(1);
             let all = &moving[..=last];
             let third = 1.0 / 3.0;
@@ -516,14 +532,6 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
                 water[2][i] = (a.z + b.z + c.z) * third;
             }
         }
-        // A block wholly under or wholly above the water (most of them: the hull's
-        // triangles are ordered by height) skips the other side's forces.
-        let count = |wet: bool| -> usize {
-            heights
-                .iter()
-                .map(|h| h[..n].iter().filter(|&&h| if wet { h < 0.0 } else { h >= 0.0 }).count())
-                .sum()
-        };
         let rows = WholeRows {
             corners,
             centroids: rows(&cols.centroid, &range),
@@ -533,13 +541,6 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             prior_velocity: rows(&prior.velocity, &chunk),
             heights: &heights,
             water: &water,
-        };
-        let kind = if count(false) == 3 * n {
-            Kind::Dry
-        } else if count(true) == 3 * n {
-            Kind::Wet
-        } else {
-            Kind::Mixed
         };
         let out = (&mut *wet_columns, &mut *dry_columns);
         match kind {
