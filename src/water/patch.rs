@@ -27,6 +27,9 @@ pub(crate) struct WaterPatch {
     points: Vec<DVec3>,
     heights: Vec<f64>,
     velocities: Vec<DVec3>,
+    /// Each grid point's height and velocity side by side, `[h, vx, vy, vz]`: a vertex
+    /// reads three corners as three 32-byte loads rather than twelve scattered ones.
+    packed: Vec<[f64; 4]>,
 }
 
 impl WaterPatch {
@@ -38,6 +41,7 @@ impl WaterPatch {
             points: vec![DVec3::ZERO; samples],
             heights: vec![0.0; samples],
             velocities: vec![DVec3::ZERO; samples],
+            packed: vec![[0.0; 4]; samples],
         }
     }
 
@@ -81,7 +85,10 @@ impl WaterPatch {
         match velocities {
             Some(velocities) => {
                 water.sample_into(&self.points, time, &mut self.heights, None, Some(&mut self.velocities))?;
-                interpolate_with_velocities(&grid, points, &self.heights, &self.velocities, heights, velocities);
+                for ((packed, &h), v) in self.packed.iter_mut().zip(&self.heights).zip(&self.velocities) {
+                    *packed = [h, v.x, v.y, v.z];
+                }
+                interpolate_with_velocities(&grid, points, &self.packed, heights, velocities);
             }
             None => {
                 water.sample_into(&self.points, time, &mut self.heights, None, None)?;
@@ -100,25 +107,26 @@ struct Grid {
 }
 
 impl Grid {
-    /// The grid triangle under `p`: its three corners' sample indices and weights. The
-    /// indices are clamped to the last sample, which they never pass: the compiler then
-    /// knows every read is in bounds.
+    /// The grid triangle under `p`: its three corners' sample indices and weights.
     #[inline(always)]
     fn weights(&self, p: DVec3) -> [(usize, f64); 3] {
         let cells = self.cells;
         let n = cells + 1;
         let u = ((p.x - self.lo.x) * self.per_cell.x).clamp(0.0, cells as f64);
         let w = ((p.z - self.lo.y) * self.per_cell.y).clamp(0.0, cells as f64);
-        let (ix, iz) = ((u as usize).min(cells - 1), (w as usize).min(cells - 1));
+        // (Through i32: the cast to usize tests for saturation with branches; u and w
+        // are already within [0, cells], and NaN becomes 0 either way.)
+        let (ix, iz) = ((u as i32 as usize).min(cells - 1), (w as i32 as usize).min(cells - 1));
         let (fu, fw) = (u - ix as f64, w - iz as f64);
-        let last = n * n - 1;
-        let corner = |dx: usize, dz: usize| ((iz + dz) * n + ix + dx).min(last);
+        // (ix, iz < cells: the far corner is the last sample at most.)
+        let near = (iz * n + ix).min(n * n - n - 2);
         // Barycentric weights of (00, 10, 11) or (00, 01, 11): the middle corner is the one
-        // on the side of the diagonal the point is on. Without a branch (the side is a
-        // coin toss from one vertex to the next).
+        // on the side of the diagonal the point is on. Chosen by arithmetic, not a branch:
+        // the side is a coin toss from one vertex to the next.
+        let right = usize::from(fu >= fw);
+        let middle = near + right + (1 - right) * n;
         let (high, low) = (fu.max(fw), fu.min(fw));
-        let middle = if fu >= fw { corner(1, 0) } else { corner(0, 1) };
-        [(corner(0, 0), 1.0 - high), (middle, high - low), (corner(1, 1), low)]
+        [(near, 1.0 - high), (middle, high - low), (near + n + 1, low)]
     }
 }
 
@@ -135,19 +143,17 @@ fn interpolate(grid: &Grid, points: &[DVec3], samples: &[f64], heights: &mut [f6
 fn interpolate_with_velocities(
     grid: &Grid,
     points: &[DVec3],
-    samples: &[f64],
-    sample_velocities: &[DVec3],
+    samples: &[[f64; 4]],
     heights: &mut [f64],
     velocities: &mut [DVec3],
 ) {
-    let count = (grid.cells + 1).pow(2);
-    let (samples, sample_velocities) = (&samples[..count], &sample_velocities[..count]);
+    let samples = &samples[..(grid.cells + 1).pow(2)];
     for ((p, h), v) in points.iter().zip(heights.iter_mut()).zip(velocities.iter_mut()) {
-        let weights = grid.weights(*p);
-        let [a, b, c] = weights.map(|(k, t)| t * samples[k]);
-        *h = a + b + c;
-        let [a, b, c] = weights.map(|(k, t)| t * sample_velocities[k]);
-        *v = a + b + c;
+        let [(ka, ta), (kb, tb), (kc, tc)] = grid.weights(*p);
+        let (a, b, c) = (samples[ka], samples[kb], samples[kc]);
+        let out: [f64; 4] = std::array::from_fn(|l| ta * a[l] + tb * b[l] + tc * c[l]);
+        *h = out[0];
+        *v = DVec3::new(out[1], out[2], out[3]);
     }
 }
 
