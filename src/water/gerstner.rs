@@ -226,6 +226,133 @@ impl GerstnerWater {
     }
 }
 
+/// Points solved side by side in [`sample_batch`], one per vector lane.
+const LANES: usize = 8;
+
+/// The surface at [`LANES`] rest positions, one number per lane: what
+/// [`GerstnerWater::surface_at`] gives for one, in the same arithmetic.
+#[derive(Clone, Copy, Debug, Default)]
+struct Lanes {
+    height: [f64; LANES],
+    displacement: [[f64; LANES]; 2],
+    /// Columns as in [`DMat2`]: `x_axis.x, x_axis.y, y_axis.x, y_axis.y`.
+    jacobian: [[f64; LANES]; 4],
+    slope: [[f64; LANES]; 2],
+    velocity: [[f64; LANES]; 3],
+}
+
+impl Lanes {
+    fn lane(&self, l: usize) -> Surface {
+        let j = &self.jacobian;
+        Surface {
+            height: self.height[l],
+            displacement: DVec2::new(self.displacement[0][l], self.displacement[1][l]),
+            jacobian: DMat2::from_cols_array(&[j[0][l], j[1][l], j[2][l], j[3][l]]),
+            slope: DVec2::new(self.slope[0][l], self.slope[1][l]),
+            velocity: DVec3::new(self.velocity[0][l], self.velocity[1][l], self.velocity[2][l]),
+        }
+    }
+}
+
+impl GerstnerWater {
+    /// [`GerstnerWater::surface_at`] for [`LANES`] rest positions at once: the sum over
+    /// the waves runs in each lane in the same order, so each lane's numbers are the
+    /// one-point answer's to the bit, and the lanes fill a vector (summing one point's
+    /// waves across a vector would reorder its additions).
+    #[inline(always)]
+    fn surfaces_at(&self, x0: &[[f64; LANES]; 2], t: f64) -> Lanes {
+        let mut s = Lanes {
+            height: [self.level; LANES],
+            jacobian: [[1.0; LANES], [0.0; LANES], [0.0; LANES], [1.0; LANES]],
+            ..Lanes::default()
+        };
+        let (mut theta, mut sines, mut cosines) = ([0.0; LANES], [0.0; LANES], [0.0; LANES]);
+        for w in &self.waves {
+            let d = w.direction;
+            for l in 0..LANES {
+                theta[l] = w.k * (d.x * x0[0][l] + d.y * x0[1][l]) - w.omega * t + w.phase;
+            }
+            super::trig::sin_cos(&theta, &mut sines, &mut cosines);
+            let (slope, vertical, horizontal) = (w.amplitude * w.k, w.amplitude * w.omega, w.reach * w.omega);
+            for l in 0..LANES {
+                let (sin, cos) = (sines[l], cosines[l]);
+                s.height[l] += w.amplitude * cos;
+                let push = w.reach * sin;
+                s.displacement[0][l] -= d.x * push;
+                s.displacement[1][l] -= d.y * push;
+                let q = w.steepness * cos;
+                let (qx, qy) = (d.x * q, d.y * q);
+                s.jacobian[0][l] -= d.x * qx;
+                s.jacobian[1][l] -= d.y * qx;
+                s.jacobian[2][l] -= d.x * qy;
+                s.jacobian[3][l] -= d.y * qy;
+                let rise = slope * sin;
+                s.slope[0][l] += d.x * rise;
+                s.slope[1][l] += d.y * rise;
+                let along = horizontal * cos;
+                s.velocity[0][l] += d.x * along;
+                s.velocity[1][l] += vertical * sin;
+                s.velocity[2][l] += d.y * along;
+            }
+        }
+        s
+    }
+
+    /// [`GerstnerWater::solve_from`] for [`LANES`] points at once: every lane iterates
+    /// until its own residual is small enough, and a lane that is done keeps its answer
+    /// while the others go on.
+    #[inline(always)]
+    fn solve_lanes(&self, x: [DVec2; LANES], mut x0: [DVec2; LANES], t: f64) -> ([DVec2; LANES], Lanes) {
+        let tolerance = x.map(|x| 1e-6 + 1e-13 * x.length());
+        let mut done = [false; LANES];
+        let mut out = Lanes::default();
+        for _ in 0..MAX_ITERATIONS {
+            let at = [x0.map(|p| p.x), x0.map(|p| p.y)];
+            let s = self.surfaces_at(&at, t);
+            for l in 0..LANES {
+                if done[l] {
+                    continue;
+                }
+                copy_lane(&s, &mut out, l);
+                let surface = s.lane(l);
+                let residual = x0[l] + surface.displacement - x[l];
+                if residual.length() <= tolerance[l] {
+                    done[l] = true;
+                    continue;
+                }
+                let j = surface.jacobian;
+                let step = if j.determinant() > 1e-6 {
+                    j.inverse() * residual
+                } else {
+                    0.5 * residual
+                };
+                x0[l] -= step;
+            }
+            if done.iter().all(|&d| d) {
+                break;
+            }
+        }
+        (x0, out)
+    }
+}
+
+fn copy_lane(from: &Lanes, to: &mut Lanes, l: usize) {
+    to.height[l] = from.height[l];
+    for k in 0..2 {
+        to.displacement[k][l] = from.displacement[k][l];
+        to.slope[k][l] = from.slope[k][l];
+    }
+    for k in 0..4 {
+        to.jacobian[k][l] = from.jacobian[k][l];
+    }
+    for k in 0..3 {
+        to.velocity[k][l] = from.velocity[k][l];
+    }
+}
+
+/// The points [`LANES`] at a time. Each lane starts from where its lane of the previous
+/// group ended, carried over by the inverse Jacobian there (a first-order guess of the
+/// rest position; neighbouring grid points and hull vertices are near each other).
 #[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
 fn sample_batch(
     sea: &GerstnerWater,
@@ -235,24 +362,34 @@ fn sample_batch(
     mut normals: Option<&mut [DVec3]>,
     mut velocities: Option<&mut [DVec3]>,
 ) {
-    // The last point, its rest position and d(x0)/d(x) there (the inverse Jacobian).
-    let mut last: Option<(DVec2, DVec2, DMat2)> = None;
-    for (i, p) in points.iter().enumerate() {
-        let x = DVec2::new(p.x, p.z);
-        let guess = match last {
-            Some((x_last, x0_last, inverse)) => x0_last + inverse * (x - x_last),
-            None => x,
-        };
-        let guess = if guess.is_finite() { guess } else { x };
-        let (x0, s) = sea.solve_from(x, guess, t);
-        let det = s.jacobian.determinant();
-        last = (det > 1e-6 && x0.is_finite()).then(|| (x, x0, s.jacobian.inverse()));
-        heights[i] = s.height;
-        if let Some(v) = velocities.as_deref_mut() {
-            v[i] = s.velocity;
-        }
-        if let Some(n) = normals.as_deref_mut() {
-            n[i] = s.sample().normal;
+    // Per lane: the last point, its rest position and d(x0)/d(x) there.
+    let mut last: [Option<(DVec2, DVec2, DMat2)>; LANES] = [None; LANES];
+    for (group, chunk) in points.chunks(LANES).enumerate() {
+        // A short last group repeats its last point in the spare lanes.
+        let x: [DVec2; LANES] = std::array::from_fn(|l| {
+            let p = chunk[l.min(chunk.len() - 1)];
+            DVec2::new(p.x, p.z)
+        });
+        let guess: [DVec2; LANES] = std::array::from_fn(|l| {
+            let guess = match last[l] {
+                Some((x_last, x0_last, inverse)) => x0_last + inverse * (x[l] - x_last),
+                None => x[l],
+            };
+            if guess.is_finite() { guess } else { x[l] }
+        });
+        let (x0, lanes) = sea.solve_lanes(x, guess, t);
+        for l in 0..chunk.len() {
+            let s = lanes.lane(l);
+            let i = group * LANES + l;
+            let det = s.jacobian.determinant();
+            last[l] = (det > 1e-6 && x0[l].is_finite()).then(|| (x[l], x0[l], s.jacobian.inverse()));
+            heights[i] = s.height;
+            if let Some(v) = velocities.as_deref_mut() {
+                v[i] = s.velocity;
+            }
+            if let Some(n) = normals.as_deref_mut() {
+                n[i] = s.sample().normal;
+            }
         }
     }
 }
@@ -331,6 +468,58 @@ mod tests {
         };
         let v = (position(t + e) - position(t - e)) / (2.0 * e);
         assert!((s.velocity - v).length() < 1e-6, "{} vs {}", s.velocity, v);
+    }
+
+    /// A 16-wave sea like the benchmarks' (and sum Q = 0.8, near the cusp).
+    fn rough_sea() -> GerstnerWater {
+        let waves: Vec<GerstnerWave> = (0..16)
+            .map(|i| {
+                let a = i as f64 * 0.7;
+                wave(0.05 + 0.02 * i as f64, 3.0 + 2.5 * i as f64, (a.cos(), a.sin()), 0.05)
+            })
+            .collect();
+        GerstnerWater::new(&waves, 0.3, 9.81).unwrap()
+    }
+
+    #[test]
+    fn each_lane_is_the_one_point_answer_to_the_bit() {
+        let sea = rough_sea();
+        let t = 4.2;
+        let x0: [DVec2; LANES] = std::array::from_fn(|l| DVec2::new(l as f64 * 1.3 - 4.0, (l as f64).sin() * 3.0));
+        let lanes = sea.surfaces_at(&[x0.map(|p| p.x), x0.map(|p| p.y)], t);
+        for (l, &p) in x0.iter().enumerate() {
+            let (one, lane) = (sea.surface_at(p, t), lanes.lane(l));
+            assert_eq!(format!("{one:?}"), format!("{lane:?}"), "lane {l}");
+        }
+        // Solving side by side: each lane stops when its own residual is small enough,
+        // with the answer the one-point solver gives from the same guess.
+        let x: [DVec2; LANES] = std::array::from_fn(|l| DVec2::new(l as f64 * 0.9 - 3.0, 2.0 - l as f64 * 0.4));
+        let guess: [DVec2; LANES] = std::array::from_fn(|l| if l % 2 == 0 { x[l] } else { x[l] + DVec2::splat(0.3) });
+        let (x0, lanes) = sea.solve_lanes(x, guess, t);
+        for l in 0..LANES {
+            let (p, one) = sea.solve_from(x[l], guess[l], t);
+            assert_eq!(p, x0[l], "lane {l}");
+            assert_eq!(format!("{one:?}"), format!("{:?}", lanes.lane(l)), "lane {l}");
+        }
+    }
+
+    #[test]
+    fn a_batch_of_any_length_agrees_with_its_points() {
+        let sea = rough_sea();
+        for n in [1, 7, 8, 9, 30] {
+            let points: Vec<DVec3> = (0..n)
+                .map(|i| DVec3::new(i as f64 * 0.37 - 5.0, 0.0, (i as f64 * 0.5).cos() * 4.0))
+                .collect();
+            let (mut heights, mut normals, mut velocities) =
+                (vec![f64::NAN; n], vec![DVec3::NAN; n], vec![DVec3::NAN; n]);
+            sea.sample_batch(&points, 1.7, &mut heights, Some(&mut normals), Some(&mut velocities));
+            for (i, p) in points.iter().enumerate() {
+                let one = sea.sample(p.x, p.z, 1.7);
+                assert!((heights[i] - one.height).abs() < 1e-5, "{n} points, point {i}");
+                assert!((normals[i] - one.normal).length() < 1e-5, "{n} points, point {i}");
+                assert!((velocities[i] - one.velocity).length() < 1e-5, "{n} points, point {i}");
+            }
+        }
     }
 
     #[test]
