@@ -928,9 +928,6 @@ impl Body {
             velocity: v_com,
             angular_velocity: omega,
         };
-        // The pieces of cut triangles go through the same loop as whole ones, but for
-        // slamming (the triangle's as a whole, below).
-        let piece_pass = loops.then(|| PiecePass::new(&motion, &params));
         if !loops {
             cut.clear();
             cut.extend(0..hull.triangles.len() as u32);
@@ -1008,9 +1005,10 @@ impl Body {
         // cost less one at a time (100 cubes on Perlin water 6 % slower through the loop,
         // a bunny's 120 cut triangles 5 % faster). (The buffers are taken after the whole
         // triangles' chunks: a thread lends its buffers to one taker at a time.)
-        let mut piece_pass = piece_pass
-            .filter(|_| cut.len() >= MIN_CUT_FOR_PIECE_PASS)
-            .map(|pass| (pass, Scratch::take()));
+        // The pieces of cut triangles then go through the same loop as whole ones, but for
+        // slamming (the triangle's as a whole, below).
+        let mut piece_pass =
+            (loops && cut.len() >= MIN_CUT_FOR_PIECE_PASS).then(|| (PiecePass::new(&motion, &params), Scratch::take()));
         for &j in &cut {
             let j = j as usize;
             let tri = &hull.triangles[j];
