@@ -754,7 +754,7 @@ impl Body {
     pub(crate) fn prepare(&mut self, state: &BodyState, env: &Environment<'_>) -> Result<()> {
         let velocities = self.needs_water_velocity(env);
         let mut next = std::mem::take(&mut self.next_samples);
-        let sampled = self.sample_water(state, env, velocities, &mut next);
+        let sampled = sample_water_for_cpu(self, state, env, velocities, &mut next);
         if sampled.is_ok() {
             std::mem::swap(&mut self.samples, &mut next);
         }
@@ -766,6 +766,11 @@ impl Body {
     /// Fails, with the body as it was before `prepare`, when the forces would not be
     /// finite (inputs at the edge of what f64 can carry).
     pub(crate) fn compute(&mut self, state: &BodyState, dt: f64, env: &Environment<'_>) -> Result<BodyForces> {
+        compute_for_cpu(self, state, dt, env)
+    }
+
+    #[inline(always)]
+    fn compute_here(&mut self, state: &BodyState, dt: f64, env: &Environment<'_>) -> Result<BodyForces> {
         let conditions = Conditions {
             gravity: env.gravity,
             water_density: env.water_density,
@@ -854,6 +859,7 @@ impl Body {
     /// more than that velocity: drag is then implicit against the stiff buoyancy of a light
     /// body, which otherwise leaves the water faster than any drag evaluated at the start
     /// of the step can hold it.
+    #[inline(always)]
     fn run<S: Sink>(
         &mut self,
         replay: &Replay,
@@ -1373,6 +1379,7 @@ impl Body {
     /// Transforms every vertex once into `out` and measures its height above the water,
     /// and the water's velocity there when `velocities` is set (the world's current
     /// included), with the mean water velocity over the vertices under water.
+    #[inline(always)]
     fn sample_water(
         &mut self,
         state: &BodyState,
@@ -1506,6 +1513,26 @@ impl<I: Iterator> Iterator for ExactIter<I> {
 }
 
 impl<I: Iterator> ExactSizeIterator for ExactIter<I> {}
+
+/// [`Body::sample_water`] compiled for the processor at hand (the vertices' transform
+/// and heights in vector instructions).
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
+fn sample_water_for_cpu<'w>(
+    body: &mut Body,
+    state: &BodyState,
+    env: &Environment<'w>,
+    velocities: bool,
+    out: &mut Samples,
+) -> Result<()> {
+    body.sample_water(state, env, velocities, out)
+}
+
+/// [`Body::compute`] compiled for the processor at hand: the step's scalar code (cut
+/// triangles, sums, the limiter) then uses its instructions too.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
+fn compute_for_cpu<'w>(body: &mut Body, state: &BodyState, dt: f64, env: &Environment<'w>) -> Result<BodyForces> {
+    body.compute_here(state, dt, env)
+}
 
 /// Viscous and pressure drag on one submerged piece of unit normal `normal` in water
 /// moving at `water`, by the one-point rule or, when the rotation spreads the velocity
