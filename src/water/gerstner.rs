@@ -266,33 +266,48 @@ impl GerstnerWater {
             jacobian: [[1.0; LANES], [0.0; LANES], [0.0; LANES], [1.0; LANES]],
             ..Lanes::default()
         };
-        let (mut theta, mut sines, mut cosines) = ([0.0; LANES], [0.0; LANES], [0.0; LANES]);
-        for w in &self.waves {
-            let d = w.direction;
-            for l in 0..LANES {
-                theta[l] = w.k * (d.x * x0[0][l] + d.y * x0[1][l]) - w.omega * t + w.phase;
+        // Sixteen waves' angles at a time, then their sines and cosines in one call: one
+        // wave's eight lanes are a single vector, and its polynomials' chain of dependent
+        // steps left the processor idle; many waves' interleave.
+        const WAVES: usize = 16;
+        let mut theta = [[0.0; LANES]; WAVES];
+        let (mut sines, mut cosines) = ([[0.0; LANES]; WAVES], [[0.0; LANES]; WAVES]);
+        for waves in self.waves.chunks(WAVES) {
+            for (theta, w) in theta.iter_mut().zip(waves) {
+                let d = w.direction;
+                for l in 0..LANES {
+                    theta[l] = w.k * (d.x * x0[0][l] + d.y * x0[1][l]) - w.omega * t + w.phase;
+                }
             }
-            super::trig::sin_cos(&theta, &mut sines, &mut cosines);
-            let (slope, vertical, horizontal) = (w.amplitude * w.k, w.amplitude * w.omega, w.reach * w.omega);
-            for l in 0..LANES {
-                let (sin, cos) = (sines[l], cosines[l]);
-                s.height[l] += w.amplitude * cos;
-                let push = w.reach * sin;
-                s.displacement[0][l] -= d.x * push;
-                s.displacement[1][l] -= d.y * push;
-                let q = w.steepness * cos;
-                let (qx, qy) = (d.x * q, d.y * q);
-                s.jacobian[0][l] -= d.x * qx;
-                s.jacobian[1][l] -= d.y * qx;
-                s.jacobian[2][l] -= d.x * qy;
-                s.jacobian[3][l] -= d.y * qy;
-                let rise = slope * sin;
-                s.slope[0][l] += d.x * rise;
-                s.slope[1][l] += d.y * rise;
-                let along = horizontal * cos;
-                s.velocity[0][l] += d.x * along;
-                s.velocity[1][l] += vertical * sin;
-                s.velocity[2][l] += d.y * along;
+            let count = waves.len() * LANES;
+            super::trig::sin_cos(
+                &theta.as_flattened()[..count],
+                &mut sines.as_flattened_mut()[..count],
+                &mut cosines.as_flattened_mut()[..count],
+            );
+            for ((w, sines), cosines) in waves.iter().zip(&sines).zip(&cosines) {
+                let d = w.direction;
+                let (slope, vertical, horizontal) = (w.amplitude * w.k, w.amplitude * w.omega, w.reach * w.omega);
+                for l in 0..LANES {
+                    let (sin, cos) = (sines[l], cosines[l]);
+                    s.height[l] += w.amplitude * cos;
+                    let push = w.reach * sin;
+                    s.displacement[0][l] -= d.x * push;
+                    s.displacement[1][l] -= d.y * push;
+                    let q = w.steepness * cos;
+                    let (qx, qy) = (d.x * q, d.y * q);
+                    s.jacobian[0][l] -= d.x * qx;
+                    s.jacobian[1][l] -= d.y * qx;
+                    s.jacobian[2][l] -= d.x * qy;
+                    s.jacobian[3][l] -= d.y * qy;
+                    let rise = slope * sin;
+                    s.slope[0][l] += d.x * rise;
+                    s.slope[1][l] += d.y * rise;
+                    let along = horizontal * cos;
+                    s.velocity[0][l] += d.x * along;
+                    s.velocity[1][l] += vertical * sin;
+                    s.velocity[2][l] += d.y * along;
+                }
             }
         }
         s
