@@ -48,7 +48,8 @@ pub(crate) fn sin_cos(angles: &[f64], sin: &mut [f64], cos: &mut [f64]) {
         let x = if near(x) { x } else { 0.0 };
         // Round to nearest by adding and taking away 1.5 2^52 (exact below 2^51, and a
         // vector instruction on any x86-64, unlike `round`).
-        let q = (x * std::f64::consts::FRAC_2_PI + ROUNDER) - ROUNDER;
+        let shifted = x * std::f64::consts::FRAC_2_PI + ROUNDER;
+        let q = shifted - ROUNDER;
         let r = ((x - q * PIO2_1) - q * PIO2_2) - q * PIO2_3;
         let z = r * r;
         let s = r + r
@@ -70,8 +71,10 @@ pub(crate) fn sin_cos(angles: &[f64], sin: &mut [f64], cos: &mut [f64]) {
                                     + z * (-1.0 / 87_178_291_200.0
                                         + z * (1.0 / 20_922_789_888_000.0
                                             + z * (-1.0 / 6_402_373_705_728_000.0)))))))));
-        // q mod 4 (|q| < 2^20 fits an i32; two's complement makes -1 & 3 = 3).
-        let quadrant = (q as i32) & 3;
+        // q mod 4, read from the rounding's own bits: `shifted` holds 2^51 + q in its low
+        // mantissa bits, and 2^51 + q = q mod 4 (also for q < 0). One integer `and`,
+        // where the saturating float-to-integer cast took a dozen vector instructions.
+        let quadrant = (shifted.to_bits() & 3) as i32;
         let (swap, sin_negative, cos_negative) = (quadrant & 1 == 1, quadrant >= 2, quadrant == 1 || quadrant == 2);
         let (sr, cr) = if swap { (c, s) } else { (s, c) };
         sin[i] = if sin_negative { -sr } else { sr };
