@@ -23,8 +23,9 @@
 /// Largest angle the fast reduction takes: `2^19 pi / 2`, well inside `|q| < 2^20`.
 const LIMIT: f64 = 823_549.664_582_643_9;
 
-/// `1.5 2^52`: adding and taking it away rounds to an integer.
-const ROUNDER: f64 = 6_755_399_441_055_744.0;
+/// `1.5 2^52`: adding and taking it away rounds to an integer, and the sum holds that
+/// integer in its low bits (for integers below 2^51 in size).
+pub(crate) const ROUNDER: f64 = 6_755_399_441_055_744.0;
 
 /// `pi / 2` in three parts: `PIO2_1` has 33 significant bits (its low 20 bits are zero),
 /// `PIO2_2` the next 33, `PIO2_3` the rest.
