@@ -108,15 +108,20 @@ struct Grid {
 
 impl Grid {
     /// The grid triangle under `p`: its three corners' sample indices and weights.
+    ///
+    /// Written for vector code: the cell comes from `floor` and the rounding's low bits
+    /// (`u` is in `[0, cells]`), not a float-to-integer cast, which saturates and takes a
+    /// dozen vector instructions; a NaN coordinate takes the first corner.
     #[inline(always)]
     fn weights(&self, p: DVec3) -> [(usize, f64); 3] {
         let cells = self.cells;
         let n = cells + 1;
-        let u = ((p.x - self.lo.x) * self.per_cell.x).clamp(0.0, cells as f64);
-        let w = ((p.z - self.lo.y) * self.per_cell.y).clamp(0.0, cells as f64);
-        // (Through i32: the cast to usize tests for saturation with branches; u and w
-        // are already within [0, cells], and NaN becomes 0 either way.)
-        let (ix, iz) = ((u as i32 as usize).min(cells - 1), (w as i32 as usize).min(cells - 1));
+        let top = cells as f64;
+        let u = ((p.x - self.lo.x) * self.per_cell.x).max(0.0).min(top);
+        let w = ((p.z - self.lo.y) * self.per_cell.y).max(0.0).min(top);
+        let cell =
+            |v: f64| (((v.floor() + crate::water::trig::ROUNDER).to_bits() & 0xffff_ffff) as usize).min(cells - 1);
+        let (ix, iz) = (cell(u), cell(w));
         let (fu, fw) = (u - ix as f64, w - iz as f64);
         // (ix, iz < cells: the far corner is the last sample at most.)
         let near = (iz * n + ix).min(n * n - n - 2);
@@ -130,12 +135,48 @@ impl Grid {
     }
 }
 
+/// Points per pass of the interpolation loops: their corners and weights (a few kB)
+/// stay on the stack between the pass that finds them and the one that reads the grid.
+const CHUNK: usize = 64;
+
+/// The corners and weights of up to [`CHUNK`] points, one column each.
+struct Corners {
+    index: [[u32; CHUNK]; 3],
+    weight: [[f64; CHUNK]; 3],
+}
+
+impl Corners {
+    /// For `points` (at most [`CHUNK`]). A loop of its own, with nothing but arithmetic and
+    /// stores to the stack: the compiler vectorises it.
+    #[inline(always)]
+    fn of(grid: &Grid, points: &[DVec3]) -> Self {
+        let mut c = Corners {
+            index: [[0; CHUNK]; 3],
+            weight: [[0.0; CHUNK]; 3],
+        };
+        for (i, p) in points.iter().take(CHUNK).enumerate() {
+            let [(ka, ta), (kb, tb), (kc, tc)] = grid.weights(*p);
+            (c.index[0][i], c.index[1][i], c.index[2][i]) = (ka as u32, kb as u32, kc as u32);
+            (c.weight[0][i], c.weight[1][i], c.weight[2][i]) = (ta, tb, tc);
+        }
+        c
+    }
+}
+
 #[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
 fn interpolate(grid: &Grid, points: &[DVec3], samples: &[f64], heights: &mut [f64]) {
     let samples = &samples[..(grid.cells + 1).pow(2)];
-    for (p, h) in points.iter().zip(heights.iter_mut()) {
-        let [a, b, c] = grid.weights(*p).map(|(k, t)| t * samples[k]);
-        *h = a + b + c;
+    let last = samples.len() - 1;
+    for (points, heights) in points.chunks(CHUNK).zip(heights.chunks_mut(CHUNK)) {
+        let c = Corners::of(grid, points);
+        let mut out = [0.0; CHUNK];
+        // (Indices clamped to the last sample, which they never pass: the compiler then
+        // knows every read is in bounds and gathers them as vectors.)
+        for i in 0..points.len().min(CHUNK) {
+            let read = |k: usize| samples[(c.index[k][i] as usize).min(last)] * c.weight[k][i];
+            out[i] = read(0) + read(1) + read(2);
+        }
+        heights.copy_from_slice(&out[..heights.len()]);
     }
 }
 
@@ -148,12 +189,26 @@ fn interpolate_with_velocities(
     velocities: &mut [DVec3],
 ) {
     let samples = &samples[..(grid.cells + 1).pow(2)];
-    for ((p, h), v) in points.iter().zip(heights.iter_mut()).zip(velocities.iter_mut()) {
-        let [(ka, ta), (kb, tb), (kc, tc)] = grid.weights(*p);
-        let (a, b, c) = (samples[ka], samples[kb], samples[kc]);
-        let out: [f64; 4] = std::array::from_fn(|l| ta * a[l] + tb * b[l] + tc * c[l]);
-        *h = out[0];
-        *v = DVec3::new(out[1], out[2], out[3]);
+    let last = samples.len() - 1;
+    let chunks = points
+        .chunks(CHUNK)
+        .zip(heights.chunks_mut(CHUNK))
+        .zip(velocities.chunks_mut(CHUNK));
+    for ((points, heights), velocities) in chunks {
+        let c = Corners::of(grid, points);
+        let mut out = [[0.0; CHUNK]; 4];
+        for i in 0..points.len().min(CHUNK) {
+            let [a, b, cc] = [0, 1, 2].map(|k| samples[(c.index[k][i] as usize).min(last)]);
+            let [ta, tb, tc] = [0, 1, 2].map(|k| c.weight[k][i]);
+            out[0][i] = ta * a[0] + tb * b[0] + tc * cc[0];
+            out[1][i] = ta * a[1] + tb * b[1] + tc * cc[1];
+            out[2][i] = ta * a[2] + tb * b[2] + tc * cc[2];
+            out[3][i] = ta * a[3] + tb * b[3] + tc * cc[3];
+        }
+        heights.copy_from_slice(&out[0][..heights.len()]);
+        for (i, v) in velocities.iter_mut().enumerate() {
+            *v = DVec3::new(out[1][i], out[2][i], out[3][i]);
+        }
     }
 }
 
@@ -206,6 +261,55 @@ mod tests {
         let mut alone = vec![0.0; points.len()];
         patch.sample(&water, t, &points, &mut alone, None).unwrap();
         assert_eq!(alone, heights);
+    }
+
+    #[test]
+    fn every_point_of_a_long_list_takes_the_plane_of_its_grid_triangle() {
+        // More points than one pass of the loops takes, so that every chunk and the short
+        // last one are checked against a plain one-point reading of the grid.
+        let water = sea();
+        let (cells, t) = (5, 0.7);
+        let mut patch = WaterPatch::sized(cells);
+        let mut seed = 12345u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let points: Vec<DVec3> = (0..2 * CHUNK + 17)
+            .map(|_| DVec3::new(-3.0 + 7.0 * next(), 0.0, 1.0 + 4.0 * next()))
+            .collect();
+        let (mut heights, mut velocities) = (vec![0.0; points.len()], vec![DVec3::ZERO; points.len()]);
+        patch
+            .sample(&water, t, &points, &mut heights, Some(&mut velocities))
+            .unwrap();
+        let mut alone = vec![0.0; points.len()];
+        patch.sample(&water, t, &points, &mut alone, None).unwrap();
+        // The footprint, and the grid the patch laid over it.
+        let (lo, hi) = points
+            .iter()
+            .fold((DVec2::INFINITY, DVec2::NEG_INFINITY), |(lo, hi), p| {
+                (lo.min(p.xz()), hi.max(p.xz()))
+            });
+        let step = (hi - lo) / cells as f64;
+        let n = cells + 1;
+        for (i, p) in points.iter().enumerate() {
+            let at = (p.xz() - lo) / step;
+            let (ix, iz) = ((at.x as usize).min(cells - 1), (at.y as usize).min(cells - 1));
+            let (fu, fw) = (at.x - ix as f64, at.y - iz as f64);
+            let k = |dx: usize, dz: usize| (iz + dz) * n + ix + dx;
+            let middle = if fu >= fw { k(1, 0) } else { k(0, 1) };
+            let (high, low) = (fu.max(fw), fu.min(fw));
+            let corners = [(k(0, 0), 1.0 - high), (middle, high - low), (k(1, 1), low)];
+            let height: f64 = corners.iter().map(|&(k, t)| t * patch.heights[k]).sum();
+            let velocity: DVec3 = corners.iter().map(|&(k, t)| t * patch.velocities[k]).sum();
+            assert!(
+                (heights[i] - height).abs() < 1e-12,
+                "point {i}: {} vs {height}",
+                heights[i]
+            );
+            assert!((velocities[i] - velocity).length() < 1e-12, "point {i}");
+            assert_eq!(alone[i], heights[i], "point {i}");
+        }
     }
 
     #[test]
