@@ -42,6 +42,10 @@ fn main() {
             sea: Sea::Perlin,
             ..SceneDesc::new(&cube, 100, 500.0)
         },
+        "cubes-perlin-1000" => SceneDesc {
+            sea: Sea::Perlin,
+            ..SceneDesc::new(&cube, 1000, 500.0)
+        },
         "cubes-perlin" => SceneDesc {
             sea: Sea::Perlin,
             ..SceneDesc::new(&cube, 10000, 500.0)
@@ -49,7 +53,7 @@ fn main() {
         other => {
             eprintln!(
                 "unknown scenario {other}: bunny, bunny-gerstner, bunny-gerstner-nopatch, cubes, cubes-perlin, \
-                 cubes-perlin-100, \
+                 cubes-perlin-100, cubes-perlin-1000, \
                  bunnies, bunnies-64"
             );
             std::process::exit(2);

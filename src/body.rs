@@ -691,6 +691,50 @@ impl Body {
         body
     }
 
+    /// Asks the processor to start loading the memory this body's next step works in. A
+    /// batch asks it of the next body before it steps one: 10000 small bodies hold more
+    /// than the caches do, and each body's buffers are a dozen separate allocations whose
+    /// misses the processor's own prefetcher does not foresee (1000 and 10000 boxes on
+    /// Perlin water: -7 % per step, on one thread and on two).
+    pub(crate) fn prefetch(&self) {
+        self.buffers(&mut |start, bytes| crate::prefetch::prefetch(start, bytes.min(PREFETCH_BYTES)));
+    }
+
+    /// The start and length in bytes of every buffer a step reads or writes.
+    fn buffers(&self, each: &mut impl FnMut(*const u8, usize)) {
+        fn buffer<T>(each: &mut impl FnMut(*const u8, usize), v: &Vec<T>) {
+            each(v.as_ptr().cast(), v.capacity() * std::mem::size_of::<T>());
+        }
+        for samples in [&self.samples, &self.next_samples] {
+            buffer(each, &samples.vertices);
+            buffer(each, &samples.heights);
+            buffer(each, &samples.velocities);
+        }
+        buffer(each, &self.points);
+        buffer(each, &self.cut);
+        buffer(each, &self.normals);
+        buffer(each, &self.triangle_water_velocities);
+        buffer(each, &self.pieces.0);
+        buffer(each, &self.pieces.1);
+        buffer(each, &self.wet);
+        for wet in self.wet.iter().take(1) {
+            buffer(each, &wet.area);
+            buffer(each, &wet.cut);
+            wet.water.iter().for_each(|c| buffer(each, c));
+        }
+        buffer(each, &self.chunks);
+        for chunk in self.chunks.iter().take(1) {
+            buffer(each, &chunk.cut);
+        }
+        for history in [&self.committed.history, &self.spare.history, &self.prior_history] {
+            buffer(each, &history.chunks);
+            for chunk in history.chunks.iter().take(1) {
+                buffer(each, &chunk.area);
+                chunk.velocity.iter().for_each(|c| buffer(each, c));
+            }
+        }
+    }
+
     /// Replaces the hull and starts a fresh history; every buffer is sized for the
     /// largest step so that stepping never allocates.
     pub(crate) fn set_hull(&mut self, hull: Arc<Hull>) {
@@ -1548,6 +1592,11 @@ fn sample_water_for_cpu<'w>(
 ) -> Result<()> {
     body.sample_water(state, env, velocities, out)
 }
+
+/// At most this many bytes of each buffer are prefetched: a small body's buffers whole,
+/// a big one's beginnings (its loops stream through the rest, which the processor
+/// prefetches by itself).
+const PREFETCH_BYTES: usize = 1024;
 
 /// [`Body::compute`] compiled for the processor at hand: the step's scalar code (cut
 /// triangles, sums, the limiter) then uses its instructions too.

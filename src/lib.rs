@@ -12,7 +12,8 @@
 //! - [`forces`]: one module per force, formula and source in its documentation;
 //! - [`body`]: a body's parameters, state, forces and last-step detail;
 //! - [`world`]: handles, stepping, parallelism;
-//! - [`ffi`]: the C ABI (`include/keel.h`), the only `unsafe` code.
+//! - [`ffi`]: the C ABI (`include/keel.h`), the only `unsafe` code but for a one-line
+//!   memory prefetch hint (`prefetch`, private).
 //!
 //! Every module but `ffi` is marked `cbindgen:ignore`: the header shows the C ABI only.
 //!
@@ -32,6 +33,8 @@ pub mod forces;
 mod handle;
 /// cbindgen:ignore
 pub mod hull;
+/// cbindgen:ignore
+mod prefetch;
 /// cbindgen:ignore
 pub mod water;
 /// cbindgen:ignore

@@ -27,8 +27,13 @@ fn bits(f: &BodyForces) -> Vec<u64> {
     out
 }
 
-/// A world of 60 bodies of three hulls on a Gerstner sea, and their states.
+/// A world of 60 bodies of four hulls on a Gerstner sea, and their states.
 fn scene(threads: u32) -> (World, Vec<BodyId>, Vec<BodyState>) {
+    scene_of(threads, 60, 4)
+}
+
+/// A world of `count` bodies of the first `kinds` hulls on a Gerstner sea.
+fn scene_of(threads: u32, count: usize, kinds: usize) -> (World, Vec<BodyId>, Vec<BodyState>) {
     let mut world = World::new(&WorldDesc {
         thread_count: threads,
         ..WorldDesc::default()
@@ -69,9 +74,9 @@ fn scene(threads: u32) -> (World, Vec<BodyId>, Vec<BodyState>) {
     let mut rng = Rng::new(42);
     let mut ids = Vec::new();
     let mut states = Vec::new();
-    for i in 0..60 {
+    for i in 0..count {
         let desc = BodyDesc {
-            hull: hulls[i % 4],
+            hull: hulls[i % kinds],
             buoyancy: models[i % 4],
             ..BodyDesc::default()
         };
@@ -89,7 +94,10 @@ fn scene(threads: u32) -> (World, Vec<BodyId>, Vec<BodyState>) {
 }
 
 fn batch(threads: u32) -> Vec<Vec<u64>> {
-    let (mut world, ids, states) = scene(threads);
+    batch_of(scene(threads))
+}
+
+fn batch_of((mut world, ids, states): (World, Vec<BodyId>, Vec<BodyState>)) -> Vec<Vec<u64>> {
     let mut out = vec![BodyForces::default(); ids.len()];
     // Two steps, so that any history carried between steps is exercised too.
     for _ in 0..2 {
@@ -117,6 +125,29 @@ fn batch_steps_are_bit_identical_for_any_thread_count_and_to_single_steps() {
     }
     assert_eq!(one, single);
     assert!(one.iter().any(|f| f[1] != 0), "the scene must produce forces");
+}
+
+#[test]
+fn a_batch_big_enough_to_prefetch_its_bodies_gives_each_body_its_own_forces() {
+    // Past the size from which a batch prefetches the next body's buffers (256), of the
+    // three small hulls.
+    let scene = |threads| scene_of(threads, 400, 3);
+    let one = batch_of(scene(1));
+    assert_eq!(one, batch_of(scene(2)), "2 threads");
+    let (mut world, ids, states) = scene(1);
+    let mut single = Vec::new();
+    for _ in 0..2 {
+        single = ids
+            .iter()
+            .zip(&states)
+            .map(|(id, s)| bits(&world.step_body(*id, s, 1.0 / 60.0).unwrap()))
+            .collect();
+    }
+    assert_eq!(one, single);
+    assert!(
+        one.iter().filter(|f| f[1] != 0).count() > 100,
+        "most bodies must feel forces"
+    );
 }
 
 #[test]
