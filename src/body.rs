@@ -1017,19 +1017,7 @@ impl Body {
             };
             let rows = hull.columns.len();
             let whole = |((range, chunk), ((history, wet), prior)): WholeChunk<'_>| {
-                let mut scratch = Scratch::take();
-                chunk.sums = whole_pass(
-                    &mesh,
-                    &motion,
-                    &params,
-                    range,
-                    prior,
-                    history,
-                    wet,
-                    &mut chunk.cut,
-                    &mut scratch,
-                );
-                Scratch::give_back(scratch);
+                chunk.sums = whole_pass(&mesh, &motion, &params, range, prior, history, wet, &mut chunk.cut);
             };
             if env.share_triangles && in_parallel(hull.columns.len()) {
                 (0..self.chunks.len())

@@ -11,8 +11,11 @@
 //! one: the loops are compiled with `multiversion` for the x86-64 baseline, AVX2 and
 //! AVX-512, whose 32 vector registers also spill less). A triangle
 //! cut by the water is marked and left to the step's clipping code, one at a time; a
-//! triangle not wholly wet (dry) gives zero wet (dry) forces. Sums are taken per block of
-//! triangles with four accumulators, in a fixed order: the result does not depend on
+//! triangle not wholly wet (dry) gives zero wet (dry) forces. The pass over whole
+//! triangles keeps its sums in eight lanes, one triangle in each, read as groups of eight
+//! rows copied out of the columns (its loop then has nothing to check or alias, and the
+//! sums stay in vector registers); the drag loops write a column per number and sum it
+//! with four accumulators. Either way the order is fixed: the result does not depend on
 //! threads or on the CPU (Rust never fuses `a * b + c`). The clipping code is also the
 //! reference: `Body`'s tests check that the two ways agree.
 //!
@@ -291,16 +294,46 @@ fn scale(a: [f64; 3], s: f64) -> [f64; 3] {
     [a[0] * s, a[1] * s, a[2] * s]
 }
 
-/// The columns of the wet forces [`whole_pass`] sums (hydrostatics, volume, wetted
-/// area, slamming, the volume moment's vertical part) ...
+/// The wet forces [`whole_pass`] sums (hydrostatics, volume, wetted area, slamming, the
+/// volume moment's vertical part) ...
 const WET_SUMMED: usize = 21;
-/// ... and all it writes per triangle that can be wet: those, the slamming velocity
-/// (world axes), whether the water cuts the triangle, and the water's velocity (body
-/// axes).
-const WET_OUT: usize = WET_SUMMED + 7;
-/// The columns of the dry forces (air, the lumped resistance's areas), all summed. A
-/// block of one kind writes only its kind's columns: the loop is bound by its stores.
+/// ... and what it writes per triangle that can be wet: the wetted area, the slamming
+/// velocity (world axes), whether the water cuts the triangle, and the water's velocity
+/// (body axes).
+const WET_COPIED: usize = 8;
+/// The dry forces (air, the lumped resistance's areas), all summed.
 const DRY_OUT: usize = 11;
+
+/// The loops' sums run in this many lanes, one row in each, added together at the end
+/// in a fixed order: the same numbers on every CPU, and the sums stay in vector
+/// registers rather than going through a column per number (the loop was bound by those
+/// stores and the second pass that read them back).
+const LANES: usize = 8;
+const _: () = assert!(BLOCK % LANES == 0 && TriangleColumns::PADDING % LANES == 0);
+
+/// What the loop keeps of each row, by groups of [`LANES`] rows.
+type Copied = [[[f64; LANES]; WET_COPIED]; BLOCK / LANES];
+
+/// Running sums, one per lane.
+type LaneSums<const K: usize> = [[f64; LANES]; K];
+
+/// The sum of a running sum's lanes, in a fixed order.
+#[inline(always)]
+fn total_lanes(sum: [f64; LANES]) -> f64 {
+    ((sum[0] + sum[1]) + (sum[2] + sum[3])) + ((sum[4] + sum[5]) + (sum[6] + sum[7]))
+}
+
+/// Rows `LANES g` to `LANES (g + 1)` of a column, one per lane, copied out (zeros past
+/// its end, which a block never reaches). A loop over lanes that reads such copies has
+/// no bounds to check and no memory that its stores could overlap, and the compiler
+/// turns it into vector instructions.
+#[inline(always)]
+fn lane_group(column: &[f64], g: usize) -> [f64; LANES] {
+    column
+        .get(g * LANES..(g + 1) * LANES)
+        .and_then(|rows| rows.try_into().ok())
+        .unwrap_or([0.0; LANES])
+}
 
 /// Forces on every triangle wholly under or above the water. Writes the slamming history
 /// of every triangle (the step then overwrites that of the cut ones), the triangles for
@@ -322,13 +355,12 @@ pub(crate) fn whole_pass<'a>(
     history: &mut HistoryChunk,
     wet: &mut WetTriangles,
     cut: &mut Vec<u32>,
-    scratch: &mut Scratch,
 ) -> WholeSums {
     // A slamming power of 2 (the default) needs neither |swept| nor the power's square
     // root, and still water needs no water velocity: the loop is specialised for both
     // (in vector code both sides of a choice run).
     let square = params.slamming.is_none_or(|(s, _)| s.power == 2.0);
-    let args = (mesh, motion, params, rows_of, prior, history, wet, cut, scratch);
+    let args = (mesh, motion, params, rows_of, prior, history, wet, cut);
     match (square, mesh.water_velocities.is_some()) {
         (true, false) => whole_loop::<true, false>(args),
         (true, true) => whole_loop::<true, true>(args),
@@ -346,7 +378,6 @@ type WholeArgs<'m, 'a> = (
     &'m mut HistoryChunk,
     &'m mut WetTriangles,
     &'m mut Vec<u32>,
-    &'m mut Scratch,
 );
 
 /// The body's motion and the step's constants, in body axes, as the loop reads them.
@@ -453,7 +484,7 @@ struct WholeRows<'a> {
 
 #[inline(always)]
 fn whole_loop<const SQUARE: bool, const MOVING: bool>(
-    (mesh, motion, params, rows_of, prior, history, wet, cut, scratch): WholeArgs<'_, '_>,
+    (mesh, motion, params, rows_of, prior, history, wet, cut): WholeArgs<'_, '_>,
 ) -> WholeSums {
     let cols = mesh.columns;
     let (first, t) = (rows_of.start, rows_of.end);
@@ -462,12 +493,16 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
     let r = constants.r;
     let moving = mesh.water_velocities.unwrap_or(&[]);
 
-    let (wet_columns, dry_columns) = (&mut scratch.wet, &mut scratch.dry);
+    // On the stack, as are the sums: the loop then stores only to memory that nothing it
+    // reads can alias, and the compiler vectorises it without run-time checks (which for
+    // a loop of eight lanes it deems not worth their cost).
+    let mut copied = [[[0.0f64; LANES]; WET_COPIED]; BLOCK / LANES];
+    let copied = &mut copied;
     // Zeroed once per step (3 kB): rows past a short block's end are never read.
     let mut heights = [[0.0f64; BLOCK]; 3];
     let mut water = [[0.0f64; BLOCK]; 3];
-    let mut wet_sums = [[0.0f64; 4]; WET_SUMMED];
-    let mut dry_sums = [[0.0f64; 4]; DRY_OUT];
+    let mut wet_sums = [[0.0f64; LANES]; WET_SUMMED];
+    let mut dry_sums = [[0.0f64; LANES]; DRY_OUT];
     let mut wet_count = 0usize;
     cut.clear();
     for start in (first..t).step_by(BLOCK) {
@@ -542,22 +577,23 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             heights: &heights,
             water: &water,
         };
-        let out = (&mut *wet_columns, &mut *dry_columns);
+        let out = (&mut *copied, &mut wet_sums, &mut dry_sums);
         match kind {
             Kind::Dry => whole_block::<true, false, false, true>(&constants, &rows, n, out),
             Kind::Wet => whole_block::<SQUARE, MOVING, true, false>(&constants, &rows, n, out),
             Kind::Mixed => whole_block::<SQUARE, MOVING, true, true>(&constants, &rows, n, out),
         }
-        // Only the kinds the block holds.
-        if kind != Kind::Dry {
-            accumulate(&wet_columns[..WET_SUMMED], n, &mut wet_sums);
-        }
-        if kind != Kind::Wet {
-            accumulate(&dry_columns[..], n, &mut dry_sums);
-        }
-        let columns = &*wet_columns;
-        let column = |k: usize| &columns[k][..n];
-        let copy = |to: &mut [f64], k: usize| copy_rows(to, &columns[k]);
+        let groups = &copied[..n / LANES];
+        let column = |k: usize| groups.iter().flat_map(move |g| g[k]);
+        // A lane group at a time, as fixed-size copies (vector moves, not a call or a
+        // loop of single numbers).
+        let copy = |to: &mut [f64], k: usize| {
+            for (to, group) in to.chunks_exact_mut(LANES).zip(groups) {
+                if let Ok(to) = <&mut [f64; LANES]>::try_from(to) {
+                    *to = group[k];
+                }
+            }
+        };
         let history_velocity = rows_mut(&mut history.velocity, &chunk);
         if kind == Kind::Dry {
             zero_rows(&mut history.area[chunk.clone()]);
@@ -569,44 +605,37 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             }
             continue;
         }
-        copy(&mut history.area[chunk.clone()], 10);
-        copy(&mut wet.area[chunk.clone()], 10);
+        copy(&mut history.area[chunk.clone()], 0);
+        copy(&mut wet.area[chunk.clone()], 0);
         for (k, velocity) in history_velocity.into_iter().enumerate() {
-            copy(velocity, WET_SUMMED + k);
+            copy(velocity, 1 + k);
         }
         if MOVING {
             for (k, water) in wet.water.iter_mut().enumerate() {
-                copy(&mut water[chunk.clone()], WET_SUMMED + 4 + k);
+                copy(&mut water[chunk.clone()], 5 + k);
             }
         }
-        wet_count += column(10).iter().filter(|&&a| a > 0.0).count();
+        wet_count += groups
+            .iter()
+            .map(|g| g[0].iter().filter(|&&a| a > 0.0).count())
+            .sum::<usize>();
         let wet_cut = &mut wet.cut[chunk.clone()];
         if kind == Kind::Wet {
             wet_cut.fill(0);
             continue;
         }
-        for (i, &is_cut) in column(WET_SUMMED + 3).iter().enumerate() {
+        for (i, is_cut) in column(4).enumerate() {
             wet_cut[i] = u8::from(is_cut != 0.0);
             if is_cut != 0.0 {
                 cut.push((start + i) as u32);
             }
         }
     }
-    whole_sums(turn, params.vertical_only, &wet_sums, &dry_sums, wet_count)
+    whole_sums(turn, params.vertical_only, wet_sums, dry_sums, wet_count)
 }
 
-/// Copies a block's column into `to`, which holds the block's rows: a whole block as a
-/// fixed-size copy, which the compiler writes out as a few vector moves (a call to
-/// `memcpy` for each of a block's eight kept columns cost a bunny in waves 3 %).
-#[inline(always)]
-fn copy_rows(to: &mut [f64], column: &[f64; BLOCK]) {
-    match <&mut [f64; BLOCK]>::try_from(&mut *to) {
-        Ok(whole) => *whole = *column,
-        Err(_) => to.copy_from_slice(&column[..to.len()]),
-    }
-}
-
-/// Zeroes a block's rows, the same way.
+/// Zeroes a block's rows: a whole block as a fixed-size array (vector moves rather than
+/// a call to `memset`).
 #[inline(always)]
 fn zero_rows(to: &mut [f64]) {
     match <&mut [f64; BLOCK]>::try_from(&mut *to) {
@@ -619,14 +648,15 @@ fn zero_rows(to: &mut [f64]) {
 fn whole_sums(
     turn: DMat3,
     vertical_only: bool,
-    wet_sums: &[[f64; 4]; WET_SUMMED],
-    dry_sums: &[[f64; 4]; DRY_OUT],
+    wet_sums: LaneSums<WET_SUMMED>,
+    dry_sums: LaneSums<DRY_OUT>,
     wet_count: usize,
 ) -> WholeSums {
+    let total = total_lanes;
     let turned =
-        |sums: &[[f64; 4]], k: usize| turn * DVec3::new(total(sums[k]), total(sums[k + 1]), total(sums[k + 2]));
-    let world = |k: usize| turned(wet_sums, k);
-    let world_dry = |k: usize| turned(dry_sums, k);
+        |sums: &[[f64; LANES]], k: usize| turn * DVec3::new(total(sums[k]), total(sums[k + 1]), total(sums[k + 2]));
+    let world = |k: usize| turned(&wet_sums, k);
+    let world_dry = |k: usize| turned(&dry_sums, k);
     let sums = wet_sums;
     let mut buoyancy_force = world(0);
     if vertical_only {
@@ -652,7 +682,8 @@ fn whole_sums(
     }
 }
 
-/// The forces on the `n` rows of a block, one column per number into `columns`.
+/// The forces on the `n` rows of a block (a multiple of [`LANES`]), added into the
+/// running sums, and what the step keeps per row into `copied`.
 /// `WET`/`DRY`: whether the block may hold wholly wet / wholly dry triangles (a block
 /// with only one kind skips the other's forces; one with both also finds the cut ones).
 #[inline(always)]
@@ -660,8 +691,9 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
     c: &WholeConstants,
     rows: &WholeRows<'_>,
     n: usize,
-    (wet_columns, dry_columns): (&mut [[f64; BLOCK]; WET_OUT], &mut [[f64; BLOCK]; DRY_OUT]),
+    (copied, wet_sums, dry_sums): (&mut Copied, &mut LaneSums<WET_SUMMED>, &mut LaneSums<DRY_OUT>),
 ) {
+    debug_assert!(n % LANES == 0 && n <= BLOCK);
     let third = 1.0 / 3.0;
     let (r, com, omega, up) = (c.r, c.com, c.omega, c.up);
     let WholeRows {
@@ -674,259 +706,277 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
         heights,
         water: gathered_water,
     } = rows;
-    for i in 0..n {
-        let (ha, hb, hc) = (heights[0][i], heights[1][i], heights[2][i]);
-        let is_wet = match (WET, DRY) {
-            (true, true) => ha < 0.0 && hb < 0.0 && hc < 0.0,
-            _ => WET,
-        };
-        let is_dry = match (WET, DRY) {
-            (true, true) => ha >= 0.0 && hb >= 0.0 && hc >= 0.0,
-            _ => DRY,
-        };
-        let area = areas[i];
-        let normal = [normals[0][i], normals[1][i], normals[2][i]];
-        let centroid = [centroids[0][i], centroids[1][i], centroids[2][i]];
-        let arm = sub(centroid, com);
-        let spin = cross(omega, arm);
-        let is_cut = if !is_wet && !is_dry { 1.0 } else { 0.0 };
-        let zero = [0.0; 3];
-
-        let wet_out = if WET {
-            let corner = |k: usize| [corners[k][0][i], corners[k][1][i], corners[k][2][i]];
-            let (a, b, cc) = (corner(0), corner(1), corner(2));
-            // cross(b - a, c - a), as stored.
-            let s = scale(normal, area * 2.0);
-            let s_up = dot(up, s);
-            let world_water = if MOVING {
-                let g = gathered_water;
-                [g[0][i], g[1][i], g[2][i]]
-            } else {
-                [0.0; 3]
+    for g in 0..n.min(BLOCK) / LANES {
+        // This group's rows, copied out (written element by element: `array::map` over
+        // arrays this size became calls to `memcpy`).
+        let group = |column: &[f64]| lane_group(column, g);
+        let three = |[x, y, z]: &[&[f64]; 3]| [group(x), group(y), group(z)];
+        let (areas, prior_area) = (group(areas), group(prior_area));
+        let (normals, centroids, prior_velocity) = (three(normals), three(centroids), three(prior_velocity));
+        let corners = [three(&corners[0]), three(&corners[1]), three(&corners[2])];
+        let heights = [group(&heights[0]), group(&heights[1]), group(&heights[2])];
+        let gathered_water = [
+            group(&gathered_water[0]),
+            group(&gathered_water[1]),
+            group(&gathered_water[2]),
+        ];
+        // (One pointer for every kept column: through one per column, the compiler would
+        // check at run time that no two overlap, and deem eight lanes not worth it.)
+        let copied = &mut copied[g];
+        for l in 0..LANES {
+            let (ha, hb, hc) = (heights[0][l], heights[1][l], heights[2][l]);
+            let is_wet = match (WET, DRY) {
+                (true, true) => ha < 0.0 && hb < 0.0 && hc < 0.0,
+                _ => WET,
             };
-            let water = if MOVING {
-                let (m, w) = (c.to_body, world_water);
-                [
-                    m[0] * w[0] + m[3] * w[1] + m[6] * w[2],
-                    m[1] * w[0] + m[4] * w[1] + m[7] * w[2],
-                    m[2] * w[0] + m[5] * w[1] + m[8] * w[2],
-                ]
-            } else {
-                [0.0; 3]
+            let is_dry = match (WET, DRY) {
+                (true, true) => ha >= 0.0 && hb >= 0.0 && hc >= 0.0,
+                _ => DRY,
             };
-            let velocity = [
-                c.velocity[0] + spin[0] - water[0],
-                c.velocity[1] + spin[1] - water[1],
-                c.velocity[2] + spin[2] - water[2],
-            ];
-            let wetted = if is_wet { area } else { 0.0 };
+            let area = areas[l];
+            let normal = [normals[0][l], normals[1][l], normals[2][l]];
+            let centroid = [centroids[0][l], centroids[1][l], centroids[2][l]];
+            let arm = sub(centroid, com);
+            let spin = cross(omega, arm);
+            let is_cut = if !is_wet && !is_dry { 1.0 } else { 0.0 };
+            let zero = [0.0; 3];
 
-            // Hydrostatic pressure (forces::buoyancy::pressure). Its moment about the
-            // centre of mass is `(P / (4 D) - com) x s k D` with `P` the depth-weighted
-            // edge midpoints, `D` the depth sum and `k = -rho g / 6`: written as
-            // `(P / 4 - com D) x s k`, with no division. Vertical buoyancy keeps the part
-            // of `s` along world up.
-            // (Depths are zero where not wholly wet: a vertex with no water under it has
-            // an infinite height, and an infinite depth times a zero weight is NaN.)
-            let (da, db, dc) = if is_wet { (-ha, -hb, -hc) } else { (0.0, 0.0, 0.0) };
-            let depth_sum = da + db + dc;
-            let pushed = if c.vertical_only { scale(up, s_up) } else { s };
-            let force = scale(pushed, depth_sum * c.k);
-            let lever = if c.exact {
+            let wet_out = if WET {
+                let corner = |k: usize| [corners[k][0][l], corners[k][1][l], corners[k][2][l]];
+                let (a, b, cc) = (corner(0), corner(1), corner(2));
+                // cross(b - a, c - a), as stored.
+                let s = scale(normal, area * 2.0);
+                let s_up = dot(up, s);
+                let world_water = if MOVING {
+                    let w = &gathered_water;
+                    [w[0][l], w[1][l], w[2][l]]
+                } else {
+                    [0.0; 3]
+                };
+                let water = if MOVING {
+                    let (m, w) = (c.to_body, world_water);
+                    [
+                        m[0] * w[0] + m[3] * w[1] + m[6] * w[2],
+                        m[1] * w[0] + m[4] * w[1] + m[7] * w[2],
+                        m[2] * w[0] + m[5] * w[1] + m[8] * w[2],
+                    ]
+                } else {
+                    [0.0; 3]
+                };
+                let velocity = [
+                    c.velocity[0] + spin[0] - water[0],
+                    c.velocity[1] + spin[1] - water[1],
+                    c.velocity[2] + spin[2] - water[2],
+                ];
+                let wetted = if is_wet { area } else { 0.0 };
+
+                // Hydrostatic pressure (forces::buoyancy::pressure). Its moment about the
+                // centre of mass is `(P / (4 D) - com) x s k D` with `P` the depth-weighted
+                // edge midpoints, `D` the depth sum and `k = -rho g / 6`: written as
+                // `(P / 4 - com D) x s k`, with no division. Vertical buoyancy keeps the part
+                // of `s` along world up.
+                // (Depths are zero where not wholly wet: a vertex with no water under it has
+                // an infinite height, and an infinite depth times a zero weight is NaN.)
+                let (da, db, dc) = if is_wet { (-ha, -hb, -hc) } else { (0.0, 0.0, 0.0) };
+                let depth_sum = da + db + dc;
+                let pushed = if c.vertical_only { scale(up, s_up) } else { s };
+                let force = scale(pushed, depth_sum * c.k);
+                // (Both levers computed and one chosen: a branch here keeps the compiler
+                // from vectorising the loop.)
                 let (ab, bc, ca) = (da + db, db + dc, dc + da);
-                std::array::from_fn(|x| {
+                let exact_lever: [f64; 3] = std::array::from_fn(|x| {
                     ((a[x] + b[x]) * ab + (b[x] + cc[x]) * bc + (cc[x] + a[x]) * ca) * 0.25 - com[x] * depth_sum
-                })
-            } else {
-                scale(arm, depth_sum)
-            };
-            let torque = cross(lever, scale(pushed, c.k));
+                });
+                let centroid_lever = scale(arm, depth_sum);
+                let lever: [f64; 3] = std::array::from_fn(|x| if c.exact { exact_lever[x] } else { centroid_lever[x] });
+                let torque = cross(lever, scale(pushed, c.k));
 
-            // Submerged volume (forces::buoyancy::SubmergedVolume::add): the volume under
-            // the triangle down to the water, and its moment: the edge midpoints weighted
-            // by their depths, and the depths' own part along world up.
-            let area_y = if is_wet { s_up * 0.5 } else { 0.0 };
-            let volume = -(area_y * depth_sum * third);
-            let depths = [(da + db) * 0.5, (db + dc) * 0.5, (dc + da) * 0.5];
-            let (ab, bc, ca) = (
-                std::array::from_fn::<f64, 3, _>(|x| (a[x] + b[x]) * 0.5),
-                std::array::from_fn::<f64, 3, _>(|x| (b[x] + cc[x]) * 0.5),
-                std::array::from_fn::<f64, 3, _>(|x| (cc[x] + a[x]) * 0.5),
-            );
-            let weighted: [f64; 3] = std::array::from_fn(|x| ab[x] * depths[0] + bc[x] * depths[1] + ca[x] * depths[2]);
-            let depth_squares = (depths[0] * depths[0] + depths[1] * depths[1] + depths[2] * depths[2]) * 0.5;
-            let w = area_y * third;
+                // Submerged volume (forces::buoyancy::SubmergedVolume::add): the volume under
+                // the triangle down to the water, and its moment: the edge midpoints weighted
+                // by their depths, and the depths' own part along world up.
+                let area_y = if is_wet { s_up * 0.5 } else { 0.0 };
+                let volume = -(area_y * depth_sum * third);
+                let depths = [(da + db) * 0.5, (db + dc) * 0.5, (dc + da) * 0.5];
+                let (ab, bc, ca) = (
+                    std::array::from_fn::<f64, 3, _>(|x| (a[x] + b[x]) * 0.5),
+                    std::array::from_fn::<f64, 3, _>(|x| (b[x] + cc[x]) * 0.5),
+                    std::array::from_fn::<f64, 3, _>(|x| (cc[x] + a[x]) * 0.5),
+                );
+                let weighted: [f64; 3] =
+                    std::array::from_fn(|x| ab[x] * depths[0] + bc[x] * depths[1] + ca[x] * depths[2]);
+                let depth_squares = (depths[0] * depths[0] + depths[1] * depths[1] + depths[2] * depths[2]) * 0.5;
+                let w = area_y * third;
 
-            // Slamming (forces::slamming::slamming_force; the wetted area is the
-            // triangle's). ratio = |swept| / (A r) with r = |v| (or dt Gamma_max when set)
-            // and cos = v.n / |v|: one division for both, and for the power 2
-            // ratio^2 = |swept|^2 |v| / (A^2 r^2 |v|), no root of |swept|^2. The swept
-            // volume compares with the last step's velocity, kept in world axes.
-            let speed = dot(velocity, velocity).sqrt();
-            let along = dot(velocity, normal);
-            let acts = c.slam_on && is_wet && along > 0.0;
-            // In world axes, the water's velocity taken away last, as the one-at-a-time
-            // code does: turning a velocity whose world components differ by many orders
-            // (a body in a 1e30 m/s current) would bury its small components under the
-            // big one's rounding, and the swept volume is a difference of two such
-            // velocities, which the mass times |v| then multiplies back up.
-            let world_arm = [
-                r[0] * arm[0] + r[3] * arm[1] + r[6] * arm[2],
-                r[1] * arm[0] + r[4] * arm[1] + r[7] * arm[2],
-                r[2] * arm[0] + r[5] * arm[1] + r[8] * arm[2],
-            ];
-            let world_spin = cross(c.world_omega, world_arm);
-            let world_velocity = [
-                c.world_velocity[0] + world_spin[0] - world_water[0],
-                c.world_velocity[1] + world_spin[1] - world_water[1],
-                c.world_velocity[2] + world_spin[2] - world_water[2],
-            ];
-            let before = prior_area[i];
-            let swept = [
-                world_velocity[0] * wetted - prior_velocity[0][i] * before,
-                world_velocity[1] * wetted - prior_velocity[1][i] * before,
-                world_velocity[2] * wetted - prior_velocity[2][i] * before,
-            ];
-            let swept_squared = dot(swept, swept);
-            let reach = if c.fixed_cap { c.cap } else { speed };
-            let (ratio_power, cos) = if SQUARE {
-                let scale = wetted * reach;
-                let inverse = 1.0 / if acts { scale * scale * speed } else { 1.0 };
+                // Slamming (forces::slamming::slamming_force; the wetted area is the
+                // triangle's). ratio = |swept| / (A r) with r = |v| (or dt Gamma_max when set)
+                // and cos = v.n / |v|: one division for both, and for the power 2
+                // ratio^2 = |swept|^2 |v| / (A^2 r^2 |v|), no root of |swept|^2. The swept
+                // volume compares with the last step's velocity, kept in world axes.
+                let speed = dot(velocity, velocity).sqrt();
+                let along = dot(velocity, normal);
+                let acts = c.slam_on && is_wet && along > 0.0;
+                // In world axes, the water's velocity taken away last, as the one-at-a-time
+                // code does: turning a velocity whose world components differ by many orders
+                // (a body in a 1e30 m/s current) would bury its small components under the
+                // big one's rounding, and the swept volume is a difference of two such
+                // velocities, which the mass times |v| then multiplies back up.
+                let world_arm = [
+                    r[0] * arm[0] + r[3] * arm[1] + r[6] * arm[2],
+                    r[1] * arm[0] + r[4] * arm[1] + r[7] * arm[2],
+                    r[2] * arm[0] + r[5] * arm[1] + r[8] * arm[2],
+                ];
+                let world_spin = cross(c.world_omega, world_arm);
+                let world_velocity = [
+                    c.world_velocity[0] + world_spin[0] - world_water[0],
+                    c.world_velocity[1] + world_spin[1] - world_water[1],
+                    c.world_velocity[2] + world_spin[2] - world_water[2],
+                ];
+                let before = prior_area[l];
+                let swept = [
+                    world_velocity[0] * wetted - prior_velocity[0][l] * before,
+                    world_velocity[1] * wetted - prior_velocity[1][l] * before,
+                    world_velocity[2] * wetted - prior_velocity[2][l] * before,
+                ];
+                let swept_squared = dot(swept, swept);
+                let reach = if c.fixed_cap { c.cap } else { speed };
+                let (ratio_power, cos) = if SQUARE {
+                    let scale = wetted * reach;
+                    let inverse = 1.0 / if acts { scale * scale * speed } else { 1.0 };
+                    (
+                        (swept_squared * speed * inverse).min(1.0),
+                        along * scale * scale * inverse,
+                    )
+                } else {
+                    let inverse = 1.0 / if acts { wetted * reach * speed } else { 1.0 };
+                    let ratio = (swept_squared.sqrt() * speed * inverse).clamp(0.0, 1.0);
+                    (fast_power(ratio, c.slam.power), along * wetted * reach * inverse)
+                };
+                let acting = -(ratio_power * cos * c.slam.multiplier * (wetted * c.stop_per_area));
+                let magnitude = if acts { acting } else { 0.0 };
+                let slam_force = scale(velocity, magnitude);
+                let slam_torque = cross(arm, slam_force);
+
                 (
-                    (swept_squared * speed * inverse).min(1.0),
-                    along * scale * scale * inverse,
+                    force,
+                    torque,
+                    volume,
+                    scale(weighted, w),
+                    wetted,
+                    scale(centroid, wetted),
+                    slam_force,
+                    slam_torque,
+                    w * depth_squares,
+                    world_velocity,
+                    water,
                 )
             } else {
-                let inverse = 1.0 / if acts { wetted * reach * speed } else { 1.0 };
-                let ratio = (swept_squared.sqrt() * speed * inverse).clamp(0.0, 1.0);
-                (fast_power(ratio, c.slam.power), along * wetted * reach * inverse)
+                (zero, zero, 0.0, zero, 0.0, zero, zero, zero, 0.0, zero, zero)
             };
-            let magnitude = if acts {
-                -(ratio_power * cos * c.slam.multiplier * (wetted * c.stop_per_area))
-            } else {
-                0.0
-            };
-            let slam_force = scale(velocity, magnitude);
-            let slam_torque = cross(arm, slam_force);
-
-            (
+            let (
                 force,
                 torque,
                 volume,
-                scale(weighted, w),
+                volume_moment,
                 wetted,
-                scale(centroid, wetted),
+                wetted_moment,
                 slam_force,
                 slam_torque,
-                w * depth_squares,
+                depth_moment,
                 world_velocity,
                 water,
-            )
-        } else {
-            (zero, zero, 0.0, zero, 0.0, zero, zero, zero, 0.0, zero, zero)
-        };
-        let (
-            force,
-            torque,
-            volume,
-            volume_moment,
-            wetted,
-            wetted_moment,
-            slam_force,
-            slam_torque,
-            depth_moment,
-            world_velocity,
-            water,
-        ) = wet_out;
-        // (A wholly dry block keeps no slamming velocity: it is only ever used times the
-        // triangle's wetted area, zero.)
+            ) = wet_out;
+            // (A wholly dry block keeps no slamming velocity: it is only ever used times the
+            // triangle's wetted area, zero.)
 
-        let dry_out = if DRY {
-            // Air resistance (forces::air::air_force) and the lumped resistance's areas.
-            let dry_area = if is_dry { area } else { 0.0 };
-            let relative = [
-                c.velocity[0] + spin[0] - c.wind[0],
-                c.velocity[1] + spin[1] - c.wind[1],
-                c.velocity[2] + spin[2] - c.wind[2],
-            ];
-            // |v| cos = v.n: no square root.
-            let air_along = dot(relative, normal);
-            let air_magnitude = if c.air_on && is_dry && air_along > 0.0 {
-                dry_area * c.air_factor * air_along
+            let dry_out = if DRY {
+                // Air resistance (forces::air::air_force) and the lumped resistance's areas.
+                let dry_area = if is_dry { area } else { 0.0 };
+                let relative = [
+                    c.velocity[0] + spin[0] - c.wind[0],
+                    c.velocity[1] + spin[1] - c.wind[1],
+                    c.velocity[2] + spin[2] - c.wind[2],
+                ];
+                // |v| cos = v.n: no square root.
+                let air_along = dot(relative, normal);
+                let pushing = dry_area * c.air_factor * air_along;
+                let air_magnitude = if c.air_on && is_dry && air_along > 0.0 {
+                    pushing
+                } else {
+                    0.0
+                };
+                let air_force = scale(relative, air_magnitude);
+                let air_torque = cross(arm, air_force);
+                let lumped_area = if c.lumped_on { dry_area } else { 0.0 };
+                let facing = dot(normal, c.facing_direction).max(0.0);
+                (
+                    air_force,
+                    air_torque,
+                    lumped_area * facing,
+                    lumped_area,
+                    scale(centroid, lumped_area),
+                )
             } else {
-                0.0
+                (zero, zero, 0.0, 0.0, zero)
             };
-            let air_force = scale(relative, air_magnitude);
-            let air_torque = cross(arm, air_force);
-            let lumped_area = if c.lumped_on { dry_area } else { 0.0 };
-            let facing = dot(normal, c.facing_direction).max(0.0);
-            (
-                air_force,
-                air_torque,
-                lumped_area * facing,
-                lumped_area,
-                scale(centroid, lumped_area),
-            )
-        } else {
-            (zero, zero, 0.0, 0.0, zero)
-        };
-        let (air_force, air_torque, projected_area, lumped_area, lumped_moment) = dry_out;
+            let (air_force, air_torque, projected_area, lumped_area, lumped_moment) = dry_out;
 
-        if WET {
-            let out = [
-                force[0],
-                force[1],
-                force[2],
-                torque[0],
-                torque[1],
-                torque[2],
-                volume,
-                volume_moment[0],
-                volume_moment[1],
-                volume_moment[2],
-                wetted,
-                wetted_moment[0],
-                wetted_moment[1],
-                wetted_moment[2],
-                slam_force[0],
-                slam_force[1],
-                slam_force[2],
-                slam_torque[0],
-                slam_torque[1],
-                slam_torque[2],
-                depth_moment,
-                // Not summed: copied out after the loop, so that the loop writes only to
-                // the stack (writes to the heap would need run-time alias checks).
-                world_velocity[0],
-                world_velocity[1],
-                world_velocity[2],
-                is_cut,
-                water[0],
-                water[1],
-                water[2],
-            ];
-            // Every column, even those a wet block leaves at zero: a store that depends
-            // on the column keeps the compiler from vectorising the loop over the rows.
-            for (column, value) in wet_columns.iter_mut().zip(out) {
-                column[i] = value;
+            if WET {
+                let summed = [
+                    force[0],
+                    force[1],
+                    force[2],
+                    torque[0],
+                    torque[1],
+                    torque[2],
+                    volume,
+                    volume_moment[0],
+                    volume_moment[1],
+                    volume_moment[2],
+                    wetted,
+                    wetted_moment[0],
+                    wetted_moment[1],
+                    wetted_moment[2],
+                    slam_force[0],
+                    slam_force[1],
+                    slam_force[2],
+                    slam_torque[0],
+                    slam_torque[1],
+                    slam_torque[2],
+                    depth_moment,
+                ];
+                for (sum, value) in wet_sums.iter_mut().zip(summed) {
+                    sum[l] += value;
+                }
+                // Copied out after the loop, so that the loop writes only to the stack
+                // (writes to the heap would need run-time alias checks). Every column, even
+                // those a wet block leaves at zero: a store that depends on the column keeps
+                // the compiler from vectorising the loop.
+                copied[0][l] = wetted;
+                copied[1][l] = world_velocity[0];
+                copied[2][l] = world_velocity[1];
+                copied[3][l] = world_velocity[2];
+                copied[4][l] = is_cut;
+                copied[5][l] = water[0];
+                copied[6][l] = water[1];
+                copied[7][l] = water[2];
             }
-        }
-        if DRY {
-            let out = [
-                air_force[0],
-                air_force[1],
-                air_force[2],
-                air_torque[0],
-                air_torque[1],
-                air_torque[2],
-                projected_area,
-                lumped_area,
-                lumped_moment[0],
-                lumped_moment[1],
-                lumped_moment[2],
-            ];
-            for (column, value) in dry_columns.iter_mut().zip(out) {
-                column[i] = value;
+            if DRY {
+                let summed = [
+                    air_force[0],
+                    air_force[1],
+                    air_force[2],
+                    air_torque[0],
+                    air_torque[1],
+                    air_torque[2],
+                    projected_area,
+                    lumped_area,
+                    lumped_moment[0],
+                    lumped_moment[1],
+                    lumped_moment[2],
+                ];
+                for (sum, value) in dry_sums.iter_mut().zip(summed) {
+                    sum[l] += value;
+                }
             }
         }
     }
@@ -1565,8 +1615,8 @@ impl FacePieces {
 pub(crate) struct PiecePass {
     constants: WholeConstants,
     vertical_only: bool,
-    wet: [[f64; 4]; WET_SUMMED],
-    dry: [[f64; 4]; DRY_OUT],
+    wet: LaneSums<WET_SUMMED>,
+    dry: LaneSums<DRY_OUT>,
 }
 
 impl PiecePass {
@@ -1579,8 +1629,8 @@ impl PiecePass {
         Self {
             constants: WholeConstants::new(DMat3::IDENTITY, motion, &params),
             vertical_only: params.vertical_only,
-            wet: [[0.0; 4]; WET_SUMMED],
-            dry: [[0.0; 4]; DRY_OUT],
+            wet: [[0.0; LANES]; WET_SUMMED],
+            dry: [[0.0; LANES]; DRY_OUT],
         }
     }
 
@@ -1620,7 +1670,7 @@ impl PiecePass {
     /// The sums of every piece added (world axes; no slamming, no wet count).
     pub fn finish(mut self, scratch: &mut Scratch) -> WholeSums {
         self.flush(scratch);
-        whole_sums(DMat3::IDENTITY, self.vertical_only, &self.wet, &self.dry, 0)
+        whole_sums(DMat3::IDENTITY, self.vertical_only, self.wet, self.dry, 0)
     }
 }
 
@@ -1629,14 +1679,13 @@ impl PiecePass {
 fn piece_blocks(
     constants: &WholeConstants,
     scratch: &mut Scratch,
-    wet_sums: &mut [[f64; 4]; WET_SUMMED],
-    dry_sums: &mut [[f64; 4]; DRY_OUT],
+    wet_sums: &mut LaneSums<WET_SUMMED>,
+    dry_sums: &mut LaneSums<DRY_OUT>,
 ) {
     const NONE: [f64; BLOCK] = [0.0; BLOCK];
     const NONE3: [[f64; BLOCK]; 3] = [NONE; 3];
     let Scratch {
-        wet,
-        dry,
+        copied,
         wet_pieces,
         dry_pieces,
         ..
@@ -1659,12 +1708,11 @@ fn piece_blocks(
             heights: &pieces.heights,
             water: &NONE3,
         };
+        let out = (&mut *copied, &mut *wet_sums, &mut *dry_sums);
         if is_wet {
-            whole_block::<true, false, true, false>(constants, &rows, n, (&mut *wet, &mut *dry));
-            accumulate(&wet[..WET_SUMMED], n, wet_sums);
+            whole_block::<true, false, true, false>(constants, &rows, n, out);
         } else {
-            whole_block::<true, false, false, true>(constants, &rows, n, (&mut *wet, &mut *dry));
-            accumulate(&dry[..], n, dry_sums);
+            whole_block::<true, false, false, true>(constants, &rows, n, out);
         }
         pieces.len = 0;
     }
@@ -1674,8 +1722,7 @@ fn piece_blocks(
 /// stack at every step would cost a small hull more than its forces, so each thread
 /// keeps one and lends it to its steps.
 pub(crate) struct Scratch {
-    wet: [[f64; BLOCK]; WET_OUT],
-    dry: [[f64; BLOCK]; DRY_OUT],
+    copied: Copied,
     drag: [[f64; BLOCK]; DRAG_OUT],
     /// Pieces of cut triangles gathered one at a time: for their drag ...
     pub pieces: PieceBlock,
@@ -1696,8 +1743,7 @@ impl Scratch {
     pub fn take() -> Box<Scratch> {
         SCRATCH.with(|s| s.take()).unwrap_or_else(|| {
             Box::new(Scratch {
-                wet: [[0.0; BLOCK]; WET_OUT],
-                dry: [[0.0; BLOCK]; DRY_OUT],
+                copied: [[[0.0; LANES]; WET_COPIED]; BLOCK / LANES],
                 drag: [[0.0; BLOCK]; DRAG_OUT],
                 pieces: PieceBlock::default(),
                 wet_pieces: FacePieces::default(),
