@@ -1694,10 +1694,20 @@ fn piece_blocks(
         if pieces.len == 0 {
             continue;
         }
-        // Padded with pieces of no area (which add nothing) to whole vectors: the loop's
-        // remainder would run one row at a time.
-        let n = pieces.len.next_multiple_of(8).min(BLOCK);
-        pieces.area[pieces.len..n].fill(0.0);
+        // Padded to whole lane groups with pieces of no area at the origin, on the
+        // waterline, which add exactly nothing (whatever an earlier block left there
+        // could: an infinite height times no area is NaN).
+        let n = pieces.len.next_multiple_of(LANES).min(BLOCK);
+        let padding = pieces.len..n;
+        let columns = pieces.corners.iter_mut().flatten();
+        let columns = columns
+            .chain(&mut pieces.centroid)
+            .chain(&mut pieces.normal)
+            .chain(&mut pieces.heights);
+        for column in columns {
+            column[padding.clone()].fill(0.0);
+        }
+        pieces.area[padding].fill(0.0);
         let rows = WholeRows {
             corners: pieces.corners.each_ref().map(|c| c.each_ref().map(|axis| &axis[..n])),
             centroids: pieces.centroid.each_ref().map(|c| &c[..n]),
