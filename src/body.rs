@@ -1017,7 +1017,19 @@ impl Body {
             };
             let rows = hull.columns.len();
             let whole = |((range, chunk), ((history, wet), prior)): WholeChunk<'_>| {
-                chunk.sums = whole_pass(&mesh, &motion, &params, range, prior, history, wet, &mut chunk.cut);
+                let mut scratch = Scratch::take();
+                chunk.sums = whole_pass(
+                    &mesh,
+                    &motion,
+                    &params,
+                    range,
+                    prior,
+                    history,
+                    wet,
+                    &mut chunk.cut,
+                    &mut scratch,
+                );
+                Scratch::give_back(scratch);
             };
             if env.share_triangles && in_parallel(hull.columns.len()) {
                 (0..self.chunks.len())

@@ -355,12 +355,13 @@ pub(crate) fn whole_pass<'a>(
     history: &mut HistoryChunk,
     wet: &mut WetTriangles,
     cut: &mut Vec<u32>,
+    scratch: &mut Scratch,
 ) -> WholeSums {
     // A slamming power of 2 (the default) needs neither |swept| nor the power's square
     // root, and still water needs no water velocity: the loop is specialised for both
     // (in vector code both sides of a choice run).
     let square = params.slamming.is_none_or(|(s, _)| s.power == 2.0);
-    let args = (mesh, motion, params, rows_of, prior, history, wet, cut);
+    let args = (mesh, motion, params, rows_of, prior, history, wet, cut, scratch);
     match (square, mesh.water_velocities.is_some()) {
         (true, false) => whole_loop::<true, false>(args),
         (true, true) => whole_loop::<true, true>(args),
@@ -378,6 +379,7 @@ type WholeArgs<'m, 'a> = (
     &'m mut HistoryChunk,
     &'m mut WetTriangles,
     &'m mut Vec<u32>,
+    &'m mut Scratch,
 );
 
 /// The body's motion and the step's constants, in body axes, as the loop reads them.
@@ -484,7 +486,7 @@ struct WholeRows<'a> {
 
 #[inline(always)]
 fn whole_loop<const SQUARE: bool, const MOVING: bool>(
-    (mesh, motion, params, rows_of, prior, history, wet, cut): WholeArgs<'_, '_>,
+    (mesh, motion, params, rows_of, prior, history, wet, cut, scratch): WholeArgs<'_, '_>,
 ) -> WholeSums {
     let cols = mesh.columns;
     let (first, t) = (rows_of.start, rows_of.end);
@@ -493,12 +495,12 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
     let r = constants.r;
     let moving = mesh.water_velocities.unwrap_or(&[]);
 
-    // On the stack, as are the sums: the loop then stores only to memory that nothing it
-    // reads can alias, and the compiler vectorises it without run-time checks (which for
-    // a loop of eight lanes it deems not worth their cost).
-    let mut copied = [[[0.0f64; LANES]; WET_COPIED]; BLOCK / LANES];
-    let copied = &mut copied;
-    // Zeroed once per step (3 kB): rows past a short block's end are never read.
+    // The thread's (not zeroed at every call): the loop reads only its copies of a lane
+    // group's rows, so its stores here need no run-time alias checks.
+    let copied = &mut scratch.copied;
+    // Zeroed once per call (1.5 kB): rows past a short block's end are never read. (On the
+    // stack: written by gathers from the heap, which a heap buffer would have to be
+    // checked against at run time.)
     let mut heights = [[0.0f64; BLOCK]; 3];
     let mut water = [[0.0f64; BLOCK]; 3];
     let mut wet_sums = [[0.0f64; LANES]; WET_SUMMED];
