@@ -10,8 +10,9 @@
 //! Scenarios: `bunny` (flat), `bunny-gerstner` (patch on), `bunny-gerstner-nopatch`,
 //! `cubes` (1024, flat), `cubes-perlin` (10000, Perlin), `cubes-perlin-100` (100, Perlin:
 //! the same step with every body in the caches), `bunnies` (1024, flat),
-//! `bunnies-64`. All forces; one thread unless a third argument says how many (0 = one
-//! per core).
+//! `bunnies-64`, `cubes-perlin-1000`. All forces; one thread unless a third argument says
+//! how many (0 = one per core); a fourth argument `each` steps every body with its own
+//! `World::step_body` call (as criterion's single-body groups do) instead of one batch.
 
 mod common;
 
@@ -60,15 +61,21 @@ fn main() {
         }
     };
     let threads = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let each = args.get(3).is_some_and(|a| a == "each");
     let mut scene = Scene::new(&SceneDesc { threads, ..desc });
     let start = Instant::now();
     for _ in 0..steps {
-        scene.step();
+        if each {
+            scene.step_each();
+        } else {
+            scene.step();
+        }
     }
     let per_step = start.elapsed().as_secs_f64() / steps as f64;
     println!(
-        "{name}: {steps} steps, {:.1} us per step, {:.1} ns per triangle ({threads} thread(s))",
+        "{name}: {steps} steps, {:.1} us per step, {:.1} ns per triangle ({threads} thread(s){})",
         per_step * 1e6,
-        per_step * 1e9 / scene.triangles as f64
+        per_step * 1e9 / scene.triangles as f64,
+        if each { ", step_body" } else { "" }
     );
 }

@@ -1471,8 +1471,11 @@ impl Body {
             None
         };
         if self.patch.is_used() && !env.water.is_cheap() {
+            // A big hull stepped alone on a world's pool shares the patch with a second
+            // thread, as it shares its triangles.
+            let share = env.share_triangles && in_parallel(self.hull.columns.len());
             self.patch
-                .sample(env.water, env.time, &self.points, &mut out.heights, v)?;
+                .sample(env.water, env.time, &self.points, &mut out.heights, v, share)?;
         } else {
             env.water
                 .sample_into(&self.points, env.time, &mut out.heights, None, v)?;

@@ -1730,10 +1730,11 @@ fn piece_blocks(
     }
 }
 
-/// The per-block buffers of the loops: big enough (about 18 kB) that zeroing them on the
+/// The per-block buffers of the loops: big enough (about 20 kB) that zeroing them on the
 /// stack at every step would cost a small hull more than its forces, so each thread
 /// keeps one and lends it to its steps.
 pub(crate) struct Scratch {
+    /// What the pass over whole triangles keeps of each row of a block.
     copied: Copied,
     drag: [[f64; BLOCK]; DRAG_OUT],
     /// Pieces of cut triangles gathered one at a time: for their drag ...

@@ -450,9 +450,13 @@ impl World {
             // A big hull shares its triangles among the world's threads; the water is
             // still asked from this thread (a host's callback may need it).
             Some(Workers { pool: Some(pool), .. }) if body.is_divisible() => {
-                body.prepare(&state, &env)?;
                 let body: &mut Body = &mut body;
-                pool.install(|| body.compute(&state, dt, &env))
+                if env.water.is_serial() {
+                    body.prepare(&state, &env)?;
+                    pool.install(|| body.compute(&state, dt, &env))
+                } else {
+                    pool.install(|| body.step(&state, dt, &env))
+                }
             }
             _ => body.step(&state, dt, &env),
         }

@@ -52,7 +52,8 @@ impl WaterPatch {
 
     /// Samples `water` at `time` on a grid over the footprint of `points`, then writes
     /// each point's surface height (and the water's velocity there, when `velocities` is
-    /// given) from the grid.
+    /// given) from the grid. With `share`, on a world's thread pool, the work is split
+    /// between two threads (the same numbers either way).
     pub fn sample(
         &mut self,
         water: &Water,
@@ -60,6 +61,7 @@ impl WaterPatch {
         points: &[DVec3],
         heights: &mut [f64],
         velocities: Option<&mut [DVec3]>,
+        share: bool,
     ) -> Result<()> {
         let cells = self.cells;
         let (mut lo, mut hi) = (DVec2::INFINITY, DVec2::NEG_INFINITY);
@@ -84,11 +86,26 @@ impl WaterPatch {
         };
         match velocities {
             Some(velocities) => {
-                water.sample_into(&self.points, time, &mut self.heights, None, Some(&mut self.velocities))?;
+                self.sample_water(water, time, share)?;
                 for ((packed, &h), v) in self.packed.iter_mut().zip(&self.heights).zip(&self.velocities) {
                     *packed = [h, v.x, v.y, v.z];
                 }
-                interpolate_with_velocities(&grid, points, &self.packed, heights, velocities);
+                let grid = &grid;
+                let packed = &self.packed;
+                if share && in_parallel(points.len()) {
+                    // Halves on a chunk boundary, each vertex's answer its own: the same
+                    // numbers as in one piece.
+                    let split = (points.len() / 2).next_multiple_of(CHUNK).min(points.len());
+                    let (points_a, points_b) = points.split_at(split);
+                    let (heights_a, heights_b) = heights.split_at_mut(split);
+                    let (velocities_a, velocities_b) = velocities.split_at_mut(split);
+                    rayon::join(
+                        || interpolate_with_velocities(grid, points_a, packed, heights_a, velocities_a),
+                        || interpolate_with_velocities(grid, points_b, packed, heights_b, velocities_b),
+                    );
+                } else {
+                    interpolate_with_velocities(grid, points, packed, heights, velocities);
+                }
             }
             None => {
                 water.sample_into(&self.points, time, &mut self.heights, None, None)?;
@@ -97,6 +114,37 @@ impl WaterPatch {
         }
         Ok(())
     }
+}
+
+impl WaterPatch {
+    /// The water's height and velocity at the grid points, in two fixed halves (the second
+    /// starts its own solver chain, whatever the threads): a Gerstner sea's halves run on
+    /// two threads when the step runs on a world's pool and the water may be asked from
+    /// any thread.
+    fn sample_water(&mut self, water: &Water, time: f64, share: bool) -> Result<()> {
+        let split = SAMPLE_SPLIT.min(self.points.len());
+        let (points_a, points_b) = self.points.split_at(split);
+        let (heights_a, heights_b) = self.heights.split_at_mut(split);
+        let (velocities_a, velocities_b) = self.velocities.split_at_mut(split);
+        let mut a = || water.sample_into(points_a, time, heights_a, None, Some(velocities_a));
+        let mut b = || water.sample_into(points_b, time, heights_b, None, Some(velocities_b));
+        let (a, b) = if share && in_parallel(2 * SAMPLE_SPLIT) && !water.is_serial() {
+            rayon::join(a, b)
+        } else {
+            (a(), b())
+        };
+        a.and(b)
+    }
+}
+
+/// The first half of a patch's samples (a multiple of the Gerstner solver's eight lanes;
+/// the default patch has 81 samples).
+const SAMPLE_SPLIT: usize = 48;
+
+/// Whether `n` points are worth sharing with another thread: only on a world's pool
+/// (never rayon's global one, which the host did not ask for) and when there are many.
+fn in_parallel(n: usize) -> bool {
+    n >= 2 * CHUNK && rayon::current_thread_index().is_some()
 }
 
 /// Where the grid lies.
@@ -238,7 +286,7 @@ mod tests {
         points.extend(inside.map(|(fu, fw)| grid_point(1, 2) + DVec3::new(2.0 * fu, 0.0, fw)));
         let (mut heights, mut velocities) = (vec![0.0; points.len()], vec![DVec3::ZERO; points.len()]);
         patch
-            .sample(&water, t, &points, &mut heights, Some(&mut velocities))
+            .sample(&water, t, &points, &mut heights, Some(&mut velocities), false)
             .unwrap();
         let exact = |p: DVec3| water.sample(p.x, p.z, t);
         for (i, p) in points.iter().enumerate().take(2 + (cells + 1).pow(2)) {
@@ -259,7 +307,7 @@ mod tests {
         }
         // Without velocities, the same heights.
         let mut alone = vec![0.0; points.len()];
-        patch.sample(&water, t, &points, &mut alone, None).unwrap();
+        patch.sample(&water, t, &points, &mut alone, None, false).unwrap();
         assert_eq!(alone, heights);
     }
 
@@ -280,10 +328,10 @@ mod tests {
             .collect();
         let (mut heights, mut velocities) = (vec![0.0; points.len()], vec![DVec3::ZERO; points.len()]);
         patch
-            .sample(&water, t, &points, &mut heights, Some(&mut velocities))
+            .sample(&water, t, &points, &mut heights, Some(&mut velocities), false)
             .unwrap();
         let mut alone = vec![0.0; points.len()];
-        patch.sample(&water, t, &points, &mut alone, None).unwrap();
+        patch.sample(&water, t, &points, &mut alone, None, false).unwrap();
         // The footprint, and the grid the patch laid over it.
         let (lo, hi) = points
             .iter()
@@ -313,13 +361,54 @@ mod tests {
     }
 
     #[test]
+    fn a_patch_shared_between_two_threads_gives_the_same_numbers_as_one() {
+        use crate::water::{GerstnerWater, GerstnerWave};
+        let waves = [
+            GerstnerWave {
+                amplitude: 0.4,
+                wavelength: 12.0,
+                direction: DVec2::new(1.0, 0.2),
+                steepness: 0.5,
+                phase: 0.0,
+            },
+            GerstnerWave {
+                amplitude: 0.15,
+                wavelength: 5.0,
+                direction: DVec2::new(-0.3, 1.0),
+                steepness: 0.4,
+                phase: 0.7,
+            },
+        ];
+        let water = Water::Gerstner(GerstnerWater::new(&waves, 0.0, 9.81).unwrap());
+        let points: Vec<DVec3> = (0..5 * CHUNK + 3)
+            .map(|i| DVec3::new((i as f64 * 0.37).sin() * 4.0, 0.0, (i as f64 * 0.91).cos() * 3.0))
+            .collect();
+        let run = |share: bool| {
+            let mut patch = WaterPatch::sized(8);
+            let (mut heights, mut velocities) = (vec![0.0; points.len()], vec![DVec3::ZERO; points.len()]);
+            patch
+                .sample(&water, 2.5, &points, &mut heights, Some(&mut velocities), share)
+                .unwrap();
+            (heights, velocities)
+        };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let (alone, shared) = (run(false), pool.install(|| run(true)));
+        assert!(alone.0.iter().all(|h| h.is_finite()) && alone.0.iter().any(|&h| h != alone.0[0]));
+        assert_eq!(
+            alone.0.iter().map(|h| h.to_bits()).collect::<Vec<_>>(),
+            shared.0.iter().map(|h| h.to_bits()).collect::<Vec<_>>()
+        );
+        assert_eq!(alone.1, shared.1);
+    }
+
+    #[test]
     fn points_past_the_grid_take_its_edge_and_a_flat_footprint_still_has_cells() {
         let water = sea();
         let mut patch = WaterPatch::sized(3);
         // All points on one line along x: the footprint has no depth along z.
         let points: Vec<DVec3> = (0..7).map(|i| DVec3::new(i as f64, 0.0, 2.0)).collect();
         let mut heights = vec![f64::NAN; points.len()];
-        patch.sample(&water, 0.4, &points, &mut heights, None).unwrap();
+        patch.sample(&water, 0.4, &points, &mut heights, None, false).unwrap();
         for (p, h) in points.iter().zip(&heights) {
             assert!(h.is_finite());
             // Grid points fall on x = 0, 2, 4, 6: exact there.
