@@ -1314,17 +1314,18 @@ pub(crate) fn drag_pass<'a>(
                 continue;
             }
             let share = wet.area[chunk.start + i] / 3.0;
-            let normal = DVec3::new(normal[0][i], normal[1][i], normal[2][i]);
+            let normal = [normal[0][i], normal[1][i], normal[2][i]];
             let water = if moving {
-                DVec3::new(water[0][i], water[1][i], water[2][i])
+                [water[0][i], water[1][i], water[2][i]]
             } else {
-                DVec3::ZERO
+                [0.0; 3]
             };
-            for (p, q) in [(0, 1), (1, 2), (2, 0)] {
-                let mid = DVec3::from_array([0, 1, 2].map(|axis| (corners[p][axis][i] + corners[q][axis][i]) * 0.5));
-                if midpoints.push(mid, normal, water, share) {
-                    midpoint_rows(midpoints, &k, drag, &mut sums);
-                }
+            // The corners read once, the three midpoints added together.
+            let [a, b, c] = corners.map(|corner| [corner[0][i], corner[1][i], corner[2][i]]);
+            let middle = |p: [f64; 3], q: [f64; 3]| [(p[0] + q[0]) * 0.5, (p[1] + q[1]) * 0.5, (p[2] + q[2]) * 0.5];
+            let points = [middle(a, b), middle(b, c), middle(c, a)];
+            if midpoints.push_three(&points, normal, water, share) {
+                midpoint_rows(midpoints, &k, drag, &mut sums);
             }
         }
     }
@@ -1384,22 +1385,27 @@ impl Default for PointBlock {
 }
 
 impl PointBlock {
-    /// Adds a point; true when the block is full (then evaluate and clear it).
-    pub fn push(&mut self, point: DVec3, normal: DVec3, water: DVec3, area: f64) -> bool {
-        let i = self.len;
-        for (k, (p, (n, w))) in point
-            .to_array()
-            .into_iter()
-            .zip(normal.to_array().into_iter().zip(water.to_array()))
-            .enumerate()
-        {
-            self.point[k][i] = p;
-            self.normal[k][i] = n;
-            self.water[k][i] = w;
+    /// Adds three points on one face; true when the block has no room for three more
+    /// (then evaluate and clear it).
+    pub fn push_three(&mut self, points: &[[f64; 3]; 3], normal: [f64; 3], water: [f64; 3], area: f64) -> bool {
+        // (Fixed-size windows: one bounds check for the three rows.)
+        let rows = self.len..self.len + 3;
+        for axis in 0..3 {
+            if let Ok(window) = <&mut [f64; 3]>::try_from(&mut self.point[axis][rows.clone()]) {
+                *window = [points[0][axis], points[1][axis], points[2][axis]];
+            }
+            if let Ok(window) = <&mut [f64; 3]>::try_from(&mut self.normal[axis][rows.clone()]) {
+                *window = [normal[axis]; 3];
+            }
+            if let Ok(window) = <&mut [f64; 3]>::try_from(&mut self.water[axis][rows.clone()]) {
+                *window = [water[axis]; 3];
+            }
         }
-        self.area[i] = area;
-        self.len += 1;
-        self.len == BLOCK
+        if let Ok(window) = <&mut [f64; 3]>::try_from(&mut self.area[rows]) {
+            *window = [area; 3];
+        }
+        self.len += 3;
+        self.len + 3 > BLOCK
     }
 
     pub fn is_empty(&self) -> bool {
