@@ -210,7 +210,7 @@ impl WaterSurface for GerstnerWater {
 impl GerstnerWater {
     /// [`Water::sample_into`](super::Water::sample_into) for this sea. Points next to each
     /// other (a hull's vertices, a water patch) have nearly the same displacement, so each
-    /// point's Newton iteration starts from the last point's rest position moved by the
+    /// point's Newton iteration starts from the nearest point of the last group, its rest position moved by the
     /// inverse Jacobian there (`x0 + J^-1 dx`, a first-order guess) rather than from
     /// `x0 = x`: fewer surface evaluations, the same answer to the tolerance. Compiled for
     /// AVX2 and AVX-512 too (the sines and cosines are vector code).
@@ -365,9 +365,9 @@ fn copy_lane(from: &Lanes, to: &mut Lanes, l: usize) {
     }
 }
 
-/// The points [`LANES`] at a time. Each lane starts from where its lane of the previous
-/// group ended, carried over by the inverse Jacobian there (a first-order guess of the
-/// rest position; neighbouring grid points and hull vertices are near each other).
+/// The points [`LANES`] at a time. Each lane starts from the nearest point of the previous
+/// group, carried over by the inverse Jacobian there (a first-order guess of the rest
+/// position; neighbouring grid points and hull vertices are near each other).
 #[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
 fn sample_batch(
     sea: &GerstnerWater,
@@ -377,7 +377,7 @@ fn sample_batch(
     mut normals: Option<&mut [DVec3]>,
     mut velocities: Option<&mut [DVec3]>,
 ) {
-    // Per lane: the last point, its rest position and d(x0)/d(x) there.
+    // The last group's points: each point, its rest position and d(x0)/d(x) there.
     let mut last: [Option<(DVec2, DVec2, DMat2)>; LANES] = [None; LANES];
     for (group, chunk) in points.chunks(LANES).enumerate() {
         // A short last group repeats its last point in the spare lanes.
@@ -386,13 +386,14 @@ fn sample_batch(
             DVec2::new(p.x, p.z)
         });
         let guess: [DVec2; LANES] = std::array::from_fn(|l| {
-            let guess = match last[l] {
+            let guess = match nearest(&last, x[l]) {
                 Some((x_last, x0_last, inverse)) => x0_last + inverse * (x[l] - x_last),
                 None => x[l],
             };
             if guess.is_finite() { guess } else { x[l] }
         });
         let (x0, lanes) = sea.solve_lanes(x, guess, t);
+        last = [None; LANES];
         for l in 0..chunk.len() {
             let s = lanes.lane(l);
             let i = group * LANES + l;
@@ -407,6 +408,22 @@ fn sample_batch(
             }
         }
     }
+}
+
+/// Of the last group's solved points, the one nearest to `x` (the first of equals): on a
+/// patch's grid, the point one row up rather than the one eight places back, which at the
+/// end of a row is a whole row's width away and took its lane (and so its group) a third
+/// surface evaluation.
+#[inline(always)]
+fn nearest(last: &[Option<(DVec2, DVec2, DMat2)>; LANES], x: DVec2) -> Option<(DVec2, DVec2, DMat2)> {
+    let mut best: Option<(f64, (DVec2, DVec2, DMat2))> = None;
+    for solved in last.iter().flatten() {
+        let distance = (solved.0 - x).length_squared();
+        if best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, *solved));
+        }
+    }
+    best.map(|(_, solved)| solved)
 }
 
 impl Surface {
