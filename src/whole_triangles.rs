@@ -741,8 +741,7 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
             let normal = [normals[0][l], normals[1][l], normals[2][l]];
             // A block that reads the corners makes the centroid from them, as the hull did
             // (the same bits for whole triangles), rather than streaming three more columns
-            // in: 2 % of a
-            // bunny's step in waves.
+            // in: 2 % of a bunny's step in waves.
             let centroid = if WET {
                 std::array::from_fn(|x| (corners[0][x][l] + corners[1][x][l] + corners[2][x][l]) * third)
             } else {
