@@ -714,9 +714,7 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
         let group = |column: &[f64]| lane_group(column, g);
         let three = |[x, y, z]: &[&[f64]; 3]| [group(x), group(y), group(z)];
         let (areas, prior_area) = (group(areas), group(prior_area));
-        let (normals, prior_velocity) = (three(normals), three(prior_velocity));
-        // (Only blocks that do not read the corners read the centroids.)
-        let centroids = if WET { [[0.0; LANES]; 3] } else { three(centroids) };
+        let (normals, centroids, prior_velocity) = (three(normals), three(centroids), three(prior_velocity));
         let corners = [three(&corners[0]), three(&corners[1]), three(&corners[2])];
         let heights = [group(&heights[0]), group(&heights[1]), group(&heights[2])];
         let gathered_water = [
@@ -739,14 +737,7 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
             };
             let area = areas[l];
             let normal = [normals[0][l], normals[1][l], normals[2][l]];
-            // A block that reads the corners makes the centroid from them, as the hull did
-            // (the same bits for whole triangles), rather than streaming three more columns
-            // in: 2 % of a bunny's step in waves.
-            let centroid = if WET {
-                std::array::from_fn(|x| (corners[0][x][l] + corners[1][x][l] + corners[2][x][l]) * third)
-            } else {
-                [centroids[0][l], centroids[1][l], centroids[2][l]]
-            };
+            let centroid = [centroids[0][l], centroids[1][l], centroids[2][l]];
             let arm = sub(centroid, com);
             let spin = cross(omega, arm);
             let is_cut = if !is_wet && !is_dry { 1.0 } else { 0.0 };
