@@ -210,10 +210,11 @@ impl WaterSurface for GerstnerWater {
 impl GerstnerWater {
     /// [`Water::sample_into`](super::Water::sample_into) for this sea. Points next to each
     /// other (a hull's vertices, a water patch) have nearly the same displacement, so each
-    /// point's Newton iteration starts from the nearest point of the last group, its rest position moved by the
-    /// inverse Jacobian there (`x0 + J^-1 dx`, a first-order guess) rather than from
-    /// `x0 = x`: fewer surface evaluations, the same answer to the tolerance. Compiled for
-    /// AVX2 and AVX-512 too (the sines and cosines are vector code).
+    /// point's Newton iteration starts from the nearest solved point of the last group,
+    /// its rest position moved by the inverse Jacobian there (`x0 + J^-1 dx`, a
+    /// first-order guess) rather than from `x0 = x`: fewer surface evaluations, the same
+    /// answer to the tolerance. Compiled for AVX2 and AVX-512 too (the sines and cosines
+    /// are vector code).
     pub(crate) fn sample_batch(
         &self,
         points: &[DVec3],
@@ -552,6 +553,21 @@ mod tests {
                 assert!((velocities[i] - one.velocity).length() < 1e-5, "{n} points, point {i}");
             }
         }
+    }
+
+    #[test]
+    fn each_lane_starts_from_the_nearest_solved_point_of_the_last_group() {
+        let solved = |x: f64, z: f64| Some((DVec2::new(x, z), DVec2::new(x + 0.5, z), DMat2::IDENTITY));
+        let mut last = [None; LANES];
+        assert!(nearest(&last, DVec2::ZERO).is_none());
+        // A patch row's end: the point eight places back is the row's first, 8 m away;
+        // the last group's last point is 1 m away.
+        last[0] = solved(0.0, 0.0);
+        last[6] = solved(7.0, 0.0);
+        last[7] = solved(7.0, 1.0);
+        assert_eq!(nearest(&last, DVec2::new(8.0, 0.0)), last[6]);
+        // Of two at the same distance, the first.
+        assert_eq!(nearest(&last, DVec2::new(7.5, 0.5)), last[6]);
     }
 
     #[test]
