@@ -13,6 +13,8 @@
 //! `bunnies-64`, `cubes-perlin-1000`. All forces; one thread unless a third argument says
 //! how many (0 = one per core); a fourth argument `each` steps every body with its own
 //! `World::step_body` call (as criterion's single-body groups do) instead of one batch.
+//! With `KEEL_PROFILE_FORCES` set, the last step's forces on the first and last bodies
+//! are printed too (`{:?}`, every bit), to check that two builds agree.
 
 mod common;
 
@@ -78,4 +80,11 @@ fn main() {
         per_step * 1e9 / scene.triangles as f64,
         if each { ", step_body" } else { "" }
     );
+    // The last step's forces on the first and last bodies, to the bit: two builds that
+    // should compute the same numbers can be checked against each other.
+    if std::env::var_os("KEEL_PROFILE_FORCES").is_some() {
+        for forces in [scene.out.first(), scene.out.last()].into_iter().flatten() {
+            println!("{forces:?}");
+        }
+    }
 }

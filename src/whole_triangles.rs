@@ -785,28 +785,25 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
                 let force = scale(pushed, depth_sum * c.k);
                 // (Both levers computed and one chosen: a branch here keeps the compiler
                 // from vectorising the loop.)
+                // `P / 4`: the edge midpoints weighted by their mean depths, which is also the
+                // submerged volume's moment below.
                 let (ab, bc, ca) = (da + db, db + dc, dc + da);
-                let exact_lever: [f64; 3] = std::array::from_fn(|x| {
-                    ((a[x] + b[x]) * ab + (b[x] + cc[x]) * bc + (cc[x] + a[x]) * ca) * 0.25 - com[x] * depth_sum
-                });
+                let weighted: [f64; 3] =
+                    std::array::from_fn(|x| ((a[x] + b[x]) * ab + (b[x] + cc[x]) * bc + (cc[x] + a[x]) * ca) * 0.25);
+                let exact_lever: [f64; 3] = std::array::from_fn(|x| weighted[x] - com[x] * depth_sum);
                 let centroid_lever = scale(arm, depth_sum);
                 let lever: [f64; 3] = std::array::from_fn(|x| if c.exact { exact_lever[x] } else { centroid_lever[x] });
                 let torque = cross(lever, scale(pushed, c.k));
 
                 // Submerged volume (forces::buoyancy::SubmergedVolume::add): the volume under
                 // the triangle down to the water, and its moment: the edge midpoints weighted
-                // by their depths, and the depths' own part along world up.
+                // by their mean depths (`weighted`, above), and the depths' own part along
+                // world up, `(ab^2 + bc^2 + ca^2) / 8`. (Halving a midpoint and a depth before
+                // multiplying them, and quartering the product, give the same bits: scaling by
+                // a power of two is exact.)
                 let area_y = if is_wet { s_up * 0.5 } else { 0.0 };
                 let volume = -(area_y * depth_sum * third);
-                let depths = [(da + db) * 0.5, (db + dc) * 0.5, (dc + da) * 0.5];
-                let (ab, bc, ca) = (
-                    std::array::from_fn::<f64, 3, _>(|x| (a[x] + b[x]) * 0.5),
-                    std::array::from_fn::<f64, 3, _>(|x| (b[x] + cc[x]) * 0.5),
-                    std::array::from_fn::<f64, 3, _>(|x| (cc[x] + a[x]) * 0.5),
-                );
-                let weighted: [f64; 3] =
-                    std::array::from_fn(|x| ab[x] * depths[0] + bc[x] * depths[1] + ca[x] * depths[2]);
-                let depth_squares = (depths[0] * depths[0] + depths[1] * depths[1] + depths[2] * depths[2]) * 0.5;
+                let depth_squares = (ab * ab + bc * bc + ca * ca) * 0.125;
                 let w = area_y * third;
 
                 // Slamming (forces::slamming::slamming_force; the wetted area is the
