@@ -42,13 +42,45 @@ pub struct GerstnerWave {
 #[derive(Clone, Copy, Debug)]
 struct Wave {
     amplitude: f64,
-    k: f64,
     omega: f64,
-    direction: DVec2,
-    /// Q / k: radius of the horizontal orbit.
-    reach: f64,
-    steepness: f64,
     phase: f64,
+    /// What the sums multiply each sine or cosine by, worked out once (`D` the unit
+    /// direction, `Q / k` the radius of the horizontal orbit): `k D` (the angle's
+    /// gradient), `(Q / k) D` (displacement per sine), `Q (Dx Dx, Dx Dy, Dy Dy)` (the
+    /// Jacobian, symmetric, per cosine), `A k D` (slope per sine) and `(Q / k) omega D`,
+    /// `A omega` (velocity per cosine, vertical per sine).
+    gradient: DVec2,
+    push: DVec2,
+    bend: [f64; 3],
+    rise: DVec2,
+    along: DVec2,
+    vertical: f64,
+}
+
+impl Wave {
+    fn new(amplitude: f64, wavelength: f64, direction: DVec2, steepness: f64, phase: f64, gravity: f64) -> Self {
+        let k = TAU / wavelength;
+        let omega = (gravity * k).sqrt();
+        let d = direction.normalize();
+        let reach = steepness / k;
+        Wave {
+            amplitude,
+            omega,
+            phase,
+            gradient: k * d,
+            push: reach * d,
+            bend: [steepness * d.x * d.x, steepness * d.x * d.y, steepness * d.y * d.y],
+            rise: amplitude * k * d,
+            along: reach * omega * d,
+            vertical: amplitude * omega,
+        }
+    }
+
+    /// The angle at rest position `(x, z)`, with `start = phase - omega t`.
+    #[inline(always)]
+    fn angle(&self, x: f64, z: f64, start: f64) -> f64 {
+        self.gradient.x * x + self.gradient.y * z + start
+    }
 }
 
 /// A sum of Gerstner waves around a mean level.
@@ -96,16 +128,14 @@ impl GerstnerWater {
                     w.direction.y
                 )));
             }
-            let k = TAU / w.wavelength;
-            out.push(Wave {
-                amplitude: w.amplitude,
-                k,
-                omega: (gravity * k).sqrt(),
-                direction: w.direction.normalize(),
-                reach: w.steepness / k,
-                steepness: w.steepness,
-                phase: w.phase,
-            });
+            out.push(Wave::new(
+                w.amplitude,
+                w.wavelength,
+                w.direction,
+                w.steepness,
+                w.phase,
+                gravity,
+            ));
         }
         Ok(Self { level, waves: out })
     }
@@ -157,21 +187,18 @@ impl GerstnerWater {
         let (mut theta, mut sines, mut cosines) = ([0.0; CHUNK], [0.0; CHUNK], [0.0; CHUNK]);
         for waves in self.waves.chunks(CHUNK) {
             for (theta, w) in theta.iter_mut().zip(waves) {
-                *theta = w.k * w.direction.dot(x0) - w.omega * t + w.phase;
+                *theta = w.angle(x0.x, x0.y, w.phase - w.omega * t);
             }
             // A wave pushed past f64's range (absurd coordinates or times) adds nothing:
             // its sine and cosine come back 0.
             super::trig::sin_cos(&theta[..waves.len()], &mut sines, &mut cosines);
             for ((w, &sin), &cos) in waves.iter().zip(&sines).zip(&cosines) {
-                let d = w.direction;
                 s.height += w.amplitude * cos;
-                s.displacement -= d * (w.reach * sin);
-                let q = w.steepness * cos;
-                s.jacobian -= DMat2::from_cols(d * (d.x * q), d * (d.y * q));
-                let slope = w.amplitude * w.k * sin;
-                s.slope += d * slope;
-                let horizontal = w.reach * w.omega * cos;
-                s.velocity += DVec3::new(d.x * horizontal, w.amplitude * w.omega * sin, d.y * horizontal);
+                s.displacement -= w.push * sin;
+                let [xx, xz, zz] = w.bend.map(|b| b * cos);
+                s.jacobian -= DMat2::from_cols(DVec2::new(xx, xz), DVec2::new(xz, zz));
+                s.slope += w.rise * sin;
+                s.velocity += DVec3::new(w.along.x * cos, w.vertical * sin, w.along.y * cos);
             }
         }
         s
@@ -275,9 +302,9 @@ impl GerstnerWater {
         let (mut sines, mut cosines) = ([[0.0; LANES]; WAVES], [[0.0; LANES]; WAVES]);
         for waves in self.waves.chunks(WAVES) {
             for (theta, w) in theta.iter_mut().zip(waves) {
-                let d = w.direction;
+                let start = w.phase - w.omega * t;
                 for l in 0..LANES {
-                    theta[l] = w.k * (d.x * x0[0][l] + d.y * x0[1][l]) - w.omega * t + w.phase;
+                    theta[l] = w.angle(x0[0][l], x0[1][l], start);
                 }
             }
             let count = waves.len() * LANES;
@@ -287,30 +314,25 @@ impl GerstnerWater {
                 &mut cosines.as_flattened_mut()[..count],
             );
             for ((w, sines), cosines) in waves.iter().zip(&sines).zip(&cosines) {
-                let d = w.direction;
-                let (slope, vertical, horizontal) = (w.amplitude * w.k, w.amplitude * w.omega, w.reach * w.omega);
                 for l in 0..LANES {
                     let (sin, cos) = (sines[l], cosines[l]);
                     s.height[l] += w.amplitude * cos;
-                    let push = w.reach * sin;
-                    s.displacement[0][l] -= d.x * push;
-                    s.displacement[1][l] -= d.y * push;
-                    let q = w.steepness * cos;
-                    let (qx, qy) = (d.x * q, d.y * q);
-                    s.jacobian[0][l] -= d.x * qx;
-                    s.jacobian[1][l] -= d.y * qx;
-                    s.jacobian[2][l] -= d.x * qy;
-                    s.jacobian[3][l] -= d.y * qy;
-                    let rise = slope * sin;
-                    s.slope[0][l] += d.x * rise;
-                    s.slope[1][l] += d.y * rise;
-                    let along = horizontal * cos;
-                    s.velocity[0][l] += d.x * along;
-                    s.velocity[1][l] += vertical * sin;
-                    s.velocity[2][l] += d.y * along;
+                    s.displacement[0][l] -= w.push.x * sin;
+                    s.displacement[1][l] -= w.push.y * sin;
+                    // (Symmetric: the two off-diagonal entries are one number.)
+                    s.jacobian[0][l] -= w.bend[0] * cos;
+                    s.jacobian[1][l] -= w.bend[1] * cos;
+                    s.jacobian[3][l] -= w.bend[2] * cos;
+                    s.slope[0][l] += w.rise.x * sin;
+                    s.slope[1][l] += w.rise.y * sin;
+                    s.velocity[0][l] += w.along.x * cos;
+                    s.velocity[1][l] += w.vertical * sin;
+                    s.velocity[2][l] += w.along.y * cos;
                 }
             }
         }
+        // (Symmetric: the off-diagonal entries are one sum, as in the one-point code.)
+        s.jacobian[2] = s.jacobian[1];
         s
     }
 
@@ -490,12 +512,8 @@ mod tests {
         let position = |t: f64| {
             let mut p = DVec3::new(x0.x, 0.0, x0.y);
             for w in &sea.waves {
-                let (sin, cos) = (w.k * w.direction.dot(x0) - w.omega * t + w.phase).sin_cos();
-                p += DVec3::new(
-                    -w.direction.x * w.reach * sin,
-                    w.amplitude * cos,
-                    -w.direction.y * w.reach * sin,
-                );
+                let (sin, cos) = (w.gradient.dot(x0) - w.omega * t + w.phase).sin_cos();
+                p += DVec3::new(-w.push.x * sin, w.amplitude * cos, -w.push.y * sin);
             }
             p
         };
