@@ -391,9 +391,8 @@ struct WholeConstants {
     com: [f64; 3],
     velocity: [f64; 3],
     omega: [f64; 3],
-    /// The body's velocity and angular velocity in world axes.
+    /// The body's velocity in world axes.
     world_velocity: [f64; 3],
-    world_omega: [f64; 3],
     /// World up in body axes.
     up: [f64; 3],
     exact: bool,
@@ -448,7 +447,6 @@ impl WholeConstants {
             velocity: local(motion.velocity),
             omega: local(motion.angular_velocity),
             world_velocity: motion.velocity.to_array(),
-            world_omega: motion.angular_velocity.to_array(),
             up: [r[1], r[4], r[7]],
             exact: params.pressure == Pressure::Exact,
             vertical_only: params.vertical_only,
@@ -782,7 +780,8 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
                 let (da, db, dc) = if is_wet { (-ha, -hb, -hc) } else { (0.0, 0.0, 0.0) };
                 let depth_sum = da + db + dc;
                 let pushed = if c.vertical_only { scale(up, s_up) } else { s };
-                let force = scale(pushed, depth_sum * c.k);
+                let pushed_k = scale(pushed, c.k);
+                let force = scale(pushed_k, depth_sum);
                 // (Both levers computed and one chosen: a branch here keeps the compiler
                 // from vectorising the loop.)
                 // `P / 4`: the edge midpoints weighted by their mean depths, which is also the
@@ -793,7 +792,7 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
                 let exact_lever: [f64; 3] = std::array::from_fn(|x| weighted[x] - com[x] * depth_sum);
                 let centroid_lever = scale(arm, depth_sum);
                 let lever: [f64; 3] = std::array::from_fn(|x| if c.exact { exact_lever[x] } else { centroid_lever[x] });
-                let torque = cross(lever, scale(pushed, c.k));
+                let torque = cross(lever, pushed_k);
 
                 // Submerged volume (forces::buoyancy::SubmergedVolume::add): the volume under
                 // the triangle down to the water, and its moment: the edge midpoints weighted
@@ -819,12 +818,14 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
                 // (a body in a 1e30 m/s current) would bury its small components under the
                 // big one's rounding, and the swept volume is a difference of two such
                 // velocities, which the mass times |v| then multiplies back up.
-                let world_arm = [
-                    r[0] * arm[0] + r[3] * arm[1] + r[6] * arm[2],
-                    r[1] * arm[0] + r[4] * arm[1] + r[7] * arm[2],
-                    r[2] * arm[0] + r[5] * arm[1] + r[8] * arm[2],
+                // (The spin turned into world axes, rather than the arm turned and crossed
+                // with the world's omega: the same vector, fewer operations, and the spin
+                // is small beside the body's own velocity, which stays as the host gave it.)
+                let world_spin = [
+                    r[0] * spin[0] + r[3] * spin[1] + r[6] * spin[2],
+                    r[1] * spin[0] + r[4] * spin[1] + r[7] * spin[2],
+                    r[2] * spin[0] + r[5] * spin[1] + r[8] * spin[2],
                 ];
-                let world_spin = cross(c.world_omega, world_arm);
                 let world_velocity = [
                     c.world_velocity[0] + world_spin[0] - world_water[0],
                     c.world_velocity[1] + world_spin[1] - world_water[1],
@@ -840,10 +841,11 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
                 let reach = if c.fixed_cap { c.cap } else { speed };
                 let (ratio_power, cos) = if SQUARE {
                     let scale = wetted * reach;
-                    let inverse = 1.0 / if acts { scale * scale * speed } else { 1.0 };
+                    let scale_squared = scale * scale;
+                    let inverse = 1.0 / if acts { scale_squared * speed } else { 1.0 };
                     (
                         (swept_squared * speed * inverse).min(1.0),
-                        along * scale * scale * inverse,
+                        along * scale_squared * inverse,
                     )
                 } else {
                     let inverse = 1.0 / if acts { wetted * reach * speed } else { 1.0 };
