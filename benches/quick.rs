@@ -114,6 +114,11 @@ struct Row {
 }
 
 /// Builds the scene, measures the memory it holds per body, and times a step.
+/// `desc` in a world of one thread.
+fn one_thread(desc: SceneDesc<'_>) -> SceneDesc<'_> {
+    SceneDesc { threads: 1, ..desc }
+}
+
 fn run(name: &str, desc: &SceneDesc<'_>, each: bool, budget: Duration, compare_one_thread: bool) -> Row {
     let before = HELD.load(Ordering::Relaxed);
     let mut scene = Scene::new(desc);
@@ -129,7 +134,7 @@ fn run(name: &str, desc: &SceneDesc<'_>, each: bool, budget: Duration, compare_o
         others: others(start, ticks()),
         bodies: desc.count,
         triangles: scene.triangles,
-        threads: if each { 1 } else { scene.world.thread_count() },
+        threads: scene.world.thread_count(),
         step,
         bytes_per_body: held as f64 / desc.count as f64,
         one_thread: None,
@@ -189,14 +194,26 @@ fn main() {
         sea: Sea::Perlin,
         ..SceneDesc::new(&cube, n, 500.0)
     };
+    // The single-body rows step with `World::step_body`; a world with threads shares a big
+    // hull's triangles among them, so the one-thread rows get a world of one thread.
     let rows = [
-        run("1 cube, Perlin, step_body", &cubes(1), true, short, false),
+        run("1 cube, Perlin, step_body", &one_thread(cubes(1)), true, short, false),
         run("1 cube, Perlin, batch", &cubes(1), false, short, false),
         run("100 cubes, Perlin, batch", &cubes(100), false, short, false),
         run("1024 cubes, Perlin, batch", &cubes(1024), false, short, true),
         run("10000 cubes, Perlin, batch", &cubes(10000), false, long, false),
         run(
             "1 bunny, Gerstner-16, patch",
+            &one_thread(SceneDesc {
+                sea: Sea::Gerstner16,
+                ..SceneDesc::new(&bunny, 1, 300.0)
+            }),
+            true,
+            short,
+            false,
+        ),
+        run(
+            "1 bunny, Gerstner-16, patch, pool",
             &SceneDesc {
                 sea: Sea::Gerstner16,
                 ..SceneDesc::new(&bunny, 1, 300.0)
@@ -207,11 +224,11 @@ fn main() {
         ),
         run(
             "1 bunny, Gerstner-16, no patch",
-            &SceneDesc {
+            &one_thread(SceneDesc {
                 sea: Sea::Gerstner16,
                 water_patch_cells: 0,
                 ..SceneDesc::new(&bunny, 1, 300.0)
-            },
+            }),
             true,
             short,
             false,
