@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::clip::{self, Tri};
 use crate::error::{Error, Result, non_negative_up_to, positive};
 use crate::forces::pressure_drag::{DragCoefficients, pressure_drag_force};
-use crate::forces::slamming::{SlammingHistory, SlammingParams};
+use crate::forces::slamming::{SlammingBlock, SlammingHistory, SlammingParams};
 use crate::forces::{
     FORCE_AIR, FORCE_ALL, FORCE_DAMPING, FORCE_DEFAULT, FORCE_LUMPED_RESISTANCE, FORCE_PER_TRIANGLE_RESISTANCE,
     FORCE_PRESSURE_DRAG, FORCE_SLAMMING, FORCE_VISCOUS, added_mass, air, buoyancy, damping, limiter, lumped, slamming,
@@ -1161,11 +1161,22 @@ impl Body {
                 velocity: v_com + omega.cross(centre - com) - water_velocity,
             };
             if on(FORCE_SLAMMING) && had_history {
-                let force = slamming::slamming_force(now, prior.get(j), hull.areas[j], normal, dt, &slam);
-                if force != DVec3::ZERO {
-                    let point = moment_j / area_j;
-                    slamming.add(point - com, force);
-                    sink.force(Kind::Water, point, force);
+                let before = prior.get(j);
+                if let Some((_, scratch)) = &mut piece_pass {
+                    // A block at a time (the same numbers, added in the same order).
+                    if scratch
+                        .slams
+                        .push(now, before, hull.areas[j], normal, moment_j / area_j)
+                    {
+                        add_slamming(&mut scratch.slams, dt, &slam, com, &mut slamming, sink);
+                    }
+                } else {
+                    let force = slamming::slamming_force(now, before, hull.areas[j], normal, dt, &slam);
+                    if force != DVec3::ZERO {
+                        let point = moment_j / area_j;
+                        slamming.add(point - com, force);
+                        sink.force(Kind::Water, point, force);
+                    }
                 }
             }
             out.history.set(j, now);
@@ -1210,6 +1221,7 @@ impl Body {
         }
 
         if let Some((pass, mut scratch)) = piece_pass {
+            add_slamming(&mut scratch.slams, dt, &slam, com, &mut slamming, sink);
             let sums = pass.finish(&mut scratch);
             Scratch::give_back(scratch);
             buoyancy_sum.force += sums.buoyancy_force;
@@ -1582,6 +1594,31 @@ impl<I: Iterator> Iterator for ExactIter<I> {
 }
 
 impl<I: Iterator> ExactSizeIterator for ExactIter<I> {}
+
+/// The slamming forces of the cut triangles gathered in `block`, added to `slamming` in
+/// the order they were gathered (as one at a time); empties the block.
+#[inline(always)]
+fn add_slamming<S: Sink>(
+    block: &mut SlammingBlock,
+    dt: f64,
+    params: &SlammingParams,
+    com: DVec3,
+    slamming: &mut Sum,
+    sink: &mut S,
+) {
+    if block.len == 0 {
+        return;
+    }
+    let forces = block.forces(dt, params);
+    for (i, &point) in block.point.iter().enumerate().take(block.len) {
+        let force = DVec3::new(forces[0][i], forces[1][i], forces[2][i]);
+        if force != DVec3::ZERO {
+            slamming.add(point - com, force);
+            sink.force(Kind::Water, point, force);
+        }
+    }
+    block.len = 0;
+}
 
 /// [`Body::sample_water`] compiled for the processor at hand (the vertices' transform
 /// and heights in vector instructions).

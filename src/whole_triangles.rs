@@ -49,7 +49,7 @@ use glam::{DMat3, DVec3};
 use multiversion::multiversion;
 
 use crate::forces::pressure_drag::DragCoefficients;
-use crate::forces::slamming::{SlammingHistory, SlammingParams};
+use crate::forces::slamming::{SlammingBlock, SlammingHistory, SlammingParams};
 use crate::hull::TriangleColumns;
 
 /// `|omega| r` above this fraction of the centroid's speed takes a piece's drag to three
@@ -1749,6 +1749,8 @@ pub(crate) struct Scratch {
     dry_pieces: FacePieces,
     /// The edge midpoints of triangles that need the three-point rule.
     midpoints: PointBlock,
+    /// The cut triangles' slamming inputs, gathered one at a time by the step.
+    pub slams: SlammingBlock,
 }
 
 thread_local! {
@@ -1767,6 +1769,7 @@ impl Scratch {
                 wet_pieces: FacePieces::default(),
                 dry_pieces: FacePieces::default(),
                 midpoints: PointBlock::default(),
+                slams: SlammingBlock::default(),
             })
         })
     }

@@ -76,6 +76,116 @@ pub fn slamming_force(
     -ratio * cos * params.multiplier * stop
 }
 
+/// Rows of a [`SlammingBlock`].
+pub(crate) const SLAMMING_BLOCK: usize = 32;
+
+/// The slamming inputs of up to [`SLAMMING_BLOCK`] triangles gathered one at a time (the
+/// cut ones, which the step clips one by one), one column per number, so that
+/// [`SlammingBlock::forces`] runs [`slamming_force`] on eight of them per vector
+/// instruction: its square roots and divisions, one triangle at a time, waited on each
+/// other.
+#[derive(Clone, Debug)]
+pub(crate) struct SlammingBlock {
+    now_area: [f64; SLAMMING_BLOCK],
+    now_velocity: [[f64; SLAMMING_BLOCK]; 3],
+    before_area: [f64; SLAMMING_BLOCK],
+    before_velocity: [[f64; SLAMMING_BLOCK]; 3],
+    triangle_area: [f64; SLAMMING_BLOCK],
+    normal: [[f64; SLAMMING_BLOCK]; 3],
+    /// Where each force acts (not read by `forces`).
+    pub point: [DVec3; SLAMMING_BLOCK],
+    pub len: usize,
+}
+
+impl Default for SlammingBlock {
+    fn default() -> Self {
+        Self {
+            now_area: [0.0; SLAMMING_BLOCK],
+            now_velocity: [[0.0; SLAMMING_BLOCK]; 3],
+            before_area: [0.0; SLAMMING_BLOCK],
+            before_velocity: [[0.0; SLAMMING_BLOCK]; 3],
+            triangle_area: [0.0; SLAMMING_BLOCK],
+            normal: [[0.0; SLAMMING_BLOCK]; 3],
+            point: [DVec3::ZERO; SLAMMING_BLOCK],
+            len: 0,
+        }
+    }
+}
+
+impl SlammingBlock {
+    /// Adds one triangle (the arguments of [`slamming_force`], and where its force acts);
+    /// true when the block is full (then take its forces and clear it).
+    pub fn push(
+        &mut self,
+        now: SlammingHistory,
+        before: SlammingHistory,
+        triangle_area: f64,
+        normal: DVec3,
+        point: DVec3,
+    ) -> bool {
+        let i = self.len.min(SLAMMING_BLOCK - 1);
+        self.now_area[i] = now.area;
+        self.before_area[i] = before.area;
+        self.triangle_area[i] = triangle_area;
+        for axis in 0..3 {
+            self.now_velocity[axis][i] = now.velocity[axis];
+            self.before_velocity[axis][i] = before.velocity[axis];
+            self.normal[axis][i] = normal[axis];
+        }
+        self.point[i] = point;
+        self.len = i + 1;
+        self.len == SLAMMING_BLOCK
+    }
+
+    /// [`slamming_force`] of every triangle in the block, in the same arithmetic (each
+    /// lane's force is the one-at-a-time answer to the bit), as columns x, y, z. The
+    /// power must be 0, 1/2, 1 or 2 (the step's loops are only used for those).
+    #[inline(always)]
+    pub fn forces(&self, dt: f64, params: &SlammingParams) -> [[f64; SLAMMING_BLOCK]; 3] {
+        let mut out = [[0.0; SLAMMING_BLOCK]; 3];
+        let [vx, vy, vz] = &self.now_velocity;
+        let [bx, by, bz] = &self.before_velocity;
+        let [nx, ny, nz] = &self.normal;
+        for i in 0..SLAMMING_BLOCK {
+            let (area, before) = (self.now_area[i], self.before_area[i]);
+            let v = [vx[i], vy[i], vz[i]];
+            let speed = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+            let cos = (v[0] * nx[i] + v[1] * ny[i] + v[2] * nz[i]) / speed;
+            let swept = [
+                area * v[0] - before * bx[i],
+                area * v[1] - before * by[i],
+                area * v[2] - before * bz[i],
+            ];
+            let gamma =
+                (swept[0] * swept[0] + swept[1] * swept[1] + swept[2] * swept[2]).sqrt() / (self.triangle_area[i] * dt);
+            let gamma_max = if params.max_acceleration > 0.0 {
+                params.max_acceleration
+            } else {
+                speed / dt
+            };
+            let ratio = (gamma / gamma_max).clamp(0.0, 1.0);
+            let ratio = if params.power == 0.5 {
+                ratio.sqrt()
+            } else if params.power == 1.0 {
+                ratio
+            } else if params.power == 2.0 {
+                ratio * ratio
+            } else {
+                1.0
+            };
+            let scale = 2.0 * area / params.hull_area;
+            let magnitude = -ratio * cos * params.multiplier;
+            // (The tests `slamming_force` makes, so that NaN takes the same way.)
+            let none = area <= 0.0 || speed == 0.0 || cos <= 0.0;
+            for axis in 0..3 {
+                let stop = params.mass * v[axis] * scale / dt;
+                out[axis][i] = if none { 0.0 } else { magnitude * stop };
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +221,52 @@ mod tests {
             slamming_force(rising, SlammingHistory::default(), 1.0, -DVec3::Y, 0.02, &PARAMS),
             DVec3::ZERO
         );
+    }
+
+    #[test]
+    fn a_block_gives_each_triangle_its_one_at_a_time_force_to_the_bit() {
+        let mut seed = 12345u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        };
+        for (power, max_acceleration) in [(2.0, 0.0), (2.0, 30.0), (1.0, 0.0), (0.5, 5.0), (0.0, 0.0)] {
+            let params = SlammingParams {
+                power,
+                max_acceleration,
+                ..PARAMS
+            };
+            let mut block = SlammingBlock::default();
+            let mut expected = Vec::new();
+            for i in 0..SLAMMING_BLOCK {
+                let v = DVec3::new(next(), next(), next()) * 4.0;
+                // Every fourth: no area, no speed, or a face turned away (no force).
+                let now = SlammingHistory {
+                    area: if i % 4 == 1 { 0.0 } else { next().abs() },
+                    velocity: if i % 4 == 2 { DVec3::ZERO } else { v },
+                };
+                let before = SlammingHistory {
+                    area: next().abs() * 0.5,
+                    velocity: v + DVec3::new(next(), next(), next()) * 0.1,
+                };
+                let normal = DVec3::new(next(), next(), next()).normalize();
+                let normal = if i % 4 == 3 {
+                    -normal * normal.dot(v).signum()
+                } else {
+                    normal
+                };
+                let area = 1.0 + next().abs();
+                expected.push(slamming_force(now, before, area, normal, 0.02, &params));
+                let full = block.push(now, before, area, normal, DVec3::ZERO);
+                assert_eq!(full, i + 1 == SLAMMING_BLOCK);
+            }
+            let forces = block.forces(0.02, &params);
+            for (i, f) in expected.iter().enumerate() {
+                let lane = DVec3::new(forces[0][i], forces[1][i], forces[2][i]);
+                assert_eq!(format!("{lane:?}"), format!("{f:?}"), "power {power}, row {i}");
+            }
+            assert!(expected.iter().any(|f| *f != DVec3::ZERO), "power {power}: some force");
+        }
     }
 
     #[test]
