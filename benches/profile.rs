@@ -13,7 +13,8 @@
 //! `bunnies-64`, `cubes-perlin-1000`. All forces; one thread unless a third argument says
 //! how many (0 = one per core); a fourth argument `each` steps every body with its own
 //! `World::step_body` call (as criterion's single-body groups do) instead of one batch.
-//! With `KEEL_PROFILE_FORCES` set, the last step's forces on the first and last bodies
+//! Built with `--features profile-sections`, the time of each of the step's sections
+//! (`keel::sections`) follows, per step. With `KEEL_PROFILE_FORCES` set, the last step's forces on the first and last bodies
 //! are printed too (`{:?}`, every bit), to check that two builds agree.
 
 mod common;
@@ -80,6 +81,19 @@ fn main() {
         per_step * 1e9 / scene.triangles as f64,
         if each { ", step_body" } else { "" }
     );
+    // Built with `--features profile-sections`: the step's sections, wall-clock time on
+    // the thread that ran each (a shared section ends when its last share does).
+    if let Some(sections) = keel::sections::report() {
+        println!("{:<34} {:>12} {:>10}", "section", "us per step", "per step");
+        for (section, totals) in sections {
+            println!(
+                "{:<34} {:>12.2} {:>10.2}",
+                section.name(),
+                totals.nanoseconds as f64 / 1e3 / steps as f64,
+                totals.count as f64 / steps as f64
+            );
+        }
+    }
     // The last step's forces on the first and last bodies, to the bit: two builds that
     // should compute the same numbers can be checked against each other.
     if std::env::var_os("KEEL_PROFILE_FORCES").is_some() {

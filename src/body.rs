@@ -20,6 +20,7 @@ use crate::forces::{
     viscous,
 };
 use crate::hull::Hull;
+use crate::sections::{self, Section};
 use crate::water::Water;
 use crate::water::patch::WaterPatch;
 use crate::whole_triangles::{
@@ -816,6 +817,7 @@ impl Body {
     /// calls the host's water, so a batch runs it on the caller's thread for such water.
     /// On failure the body is as it was.
     pub(crate) fn prepare(&mut self, state: &BodyState, env: &Environment<'_>) -> Result<()> {
+        let _timer = sections::time(Section::Prepare);
         let velocities = self.needs_water_velocity(env);
         let mut next = std::mem::take(&mut self.next_samples);
         let sampled = sample_water_for_cpu(self, state, env, velocities, &mut next);
@@ -830,6 +832,7 @@ impl Body {
     /// Fails, with the body as it was before `prepare`, when the forces would not be
     /// finite (inputs at the edge of what f64 can carry).
     pub(crate) fn compute(&mut self, state: &BodyState, dt: f64, env: &Environment<'_>) -> Result<BodyForces> {
+        let _timer = sections::time(Section::Compute);
         compute_for_cpu(self, state, dt, env)
     }
 
@@ -1031,6 +1034,7 @@ impl Body {
                 );
                 Scratch::give_back(scratch);
             };
+            let timer = sections::time(Section::WholePass);
             if env.share_triangles && in_parallel(hull.columns.len()) {
                 (0..self.chunks.len())
                     .into_par_iter()
@@ -1056,6 +1060,7 @@ impl Body {
                     )
                     .for_each(whole);
             }
+            timer.stop();
             let mut sums = WholeSums::default();
             cut.clear();
             for chunk in &self.chunks {
@@ -1308,6 +1313,7 @@ impl Body {
                     Scratch::give_back(scratch);
                 };
                 let rows = hull.columns.len();
+                let timer = sections::time(Section::DragPass);
                 if env.share_triangles && in_parallel(hull.columns.len()) {
                     (0..self.chunks.len())
                         .into_par_iter()
@@ -1321,6 +1327,7 @@ impl Body {
                         .zip(self.wet.iter())
                         .for_each(pass);
                 }
+                timer.stop();
                 let mut sums = DragSums::default();
                 for chunk in &self.chunks {
                     sums += chunk.drag;

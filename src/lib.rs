@@ -12,6 +12,7 @@
 //! - [`forces`]: one module per force, formula and source in its documentation;
 //! - [`body`]: a body's parameters, state, forces and last-step detail;
 //! - [`world`]: handles, stepping, parallelism;
+//! - [`sections`]: a step's time, section by section (benchmarks, `profile-sections`);
 //! - [`ffi`]: the C ABI (`include/keel.h`), the only `unsafe` code but for a one-line
 //!   memory prefetch hint (`prefetch`, private).
 //!
@@ -35,6 +36,8 @@ mod handle;
 pub mod hull;
 /// cbindgen:ignore
 mod prefetch;
+/// cbindgen:ignore
+pub mod sections;
 /// cbindgen:ignore
 pub mod water;
 /// cbindgen:ignore

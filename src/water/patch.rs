@@ -19,6 +19,7 @@ use multiversion::multiversion;
 
 use super::Water;
 use crate::error::Result;
+use crate::sections::{self, Section};
 
 /// A water patch's grid and what the water answered there.
 #[derive(Clone, Debug, Default)]
@@ -86,7 +87,10 @@ impl WaterPatch {
         };
         match velocities {
             Some(velocities) => {
+                let timer = sections::time(Section::PatchWater);
                 self.sample_water(water, time, share)?;
+                timer.stop();
+                let _timer = sections::time(Section::PatchInterpolation);
                 for ((packed, &h), v) in self.packed.iter_mut().zip(&self.heights).zip(&self.velocities) {
                     *packed = [h, v.x, v.y, v.z];
                 }
@@ -108,7 +112,10 @@ impl WaterPatch {
                 }
             }
             None => {
+                let timer = sections::time(Section::PatchWater);
                 water.sample_into(&self.points, time, &mut self.heights, None, None)?;
+                timer.stop();
+                let _timer = sections::time(Section::PatchInterpolation);
                 interpolate(&grid, points, &self.heights, heights);
             }
         }
