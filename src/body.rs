@@ -561,6 +561,19 @@ impl Samples {
     }
 }
 
+/// What the cut triangles add up to (the whole triangles' pass has its own sums).
+struct CutSums {
+    buoyancy: Sum,
+    slamming: Sum,
+    air: Sum,
+    volume: buoyancy::SubmergedVolume,
+    wetted_area: f64,
+    wetted_moment: DVec3,
+    projected_area: f64,
+    emerged_area: f64,
+    emerged_moment: DVec3,
+}
+
 /// Running sums of one kind of force and its moment about the centre of mass.
 #[derive(Clone, Copy, Debug, Default)]
 struct Sum {
@@ -626,8 +639,11 @@ pub struct Body {
     points: Vec<DVec3>,
     /// Kerner's water patch, for hulls with more vertices than it has samples.
     patch: WaterPatch,
-    /// The step's triangles cut by the water.
+    /// The step's triangles cut by the water ...
     cut: Vec<u32>,
+    /// ... and their slamming history, kept aside while the whole triangles' pass writes
+    /// every row's.
+    cut_history: Vec<(u32, SlammingHistory)>,
     /// The triangles as the drag pass needs them, by chunks of rows.
     wet: Vec<WetTriangles>,
     /// What the loops leave of each chunk of rows.
@@ -672,6 +688,7 @@ impl Body {
             points: Vec::new(),
             patch: WaterPatch::default(),
             cut: Vec::new(),
+            cut_history: Vec::new(),
             wet: Vec::new(),
             chunks: Vec::new(),
             normals: Vec::new(),
@@ -713,6 +730,7 @@ impl Body {
         }
         buffer(each, &self.points);
         buffer(each, &self.cut);
+        buffer(each, &self.cut_history);
         buffer(each, &self.normals);
         buffer(each, &self.triangle_water_velocities);
         buffer(each, &self.pieces.0);
@@ -745,6 +763,7 @@ impl Body {
         self.points = vec![DVec3::ZERO; n];
         self.normals = vec![DVec3::ZERO; t];
         self.cut = Vec::with_capacity(t);
+        self.cut_history = Vec::with_capacity(t);
         self.wet = WetTriangles::chunks(rows);
         self.chunks = ChunkOutput::chunks(rows);
         self.triangle_water_velocities = vec![DVec3::ZERO; t];
@@ -929,7 +948,7 @@ impl Body {
     /// body, which otherwise leaves the water faster than any drag evaluated at the start
     /// of the step can hold it.
     #[inline(always)]
-    fn run<S: Sink>(
+    fn run<S: Sink + Send>(
         &mut self,
         replay: &Replay,
         prior: &History,
@@ -973,18 +992,12 @@ impl Body {
         out.sources.clear();
 
         // Pass 1: clipping, hydrostatics, slamming, air.
-        let mut buoyancy_sum = Sum::default();
-        let mut slamming = Sum::default();
-        let mut air = Sum::default();
-        let mut volume = buoyancy::SubmergedVolume::default();
-        let (mut wetted_area, mut wetted_moment) = (0.0, DVec3::ZERO);
-        let (mut projected_area, mut emerged_area, mut emerged_moment) = (0.0, 0.0, DVec3::ZERO);
         let hull = &*self.hull;
         let samples = &self.samples;
         // Whole triangles go through the vectorised loops unless the sink wants every piece; the
-        // loops write the history of whole triangles, then the loop below that of cut ones.
+        // loops write every row's slamming history, then the cut triangles' is written over it.
         let mut cut = std::mem::take(&mut self.cut);
-        let mut wet_count = 0;
+        let mut cut_history = std::mem::take(&mut self.cut_history);
         // Powers other than 0, 1/2, 1 and 2 need powf, which the loops leave out.
         let loops = !S::DETAILED
             && [desc.pressure_falloff, desc.suction_falloff, desc.slamming_power]
@@ -1007,238 +1020,325 @@ impl Body {
             velocity: v_com,
             angular_velocity: omega,
         };
+        cut.clear();
+        cut_history.clear();
+        let shared = loops && env.share_triangles && in_parallel(hull.columns.len());
         if !loops {
-            cut.clear();
             cut.extend(0..hull.triangles.len() as u32);
+        } else if shared {
+            // The triangles the water cuts, from their corners' heights, before the whole
+            // triangles' pass finds them (from the same heights; for flat water computed in
+            // the loop with the same arithmetic, to the bit), so that they can be worked
+            // beside it. (Without a second thread they are taken from the pass's chunks.)
+            for (j, tri) in hull.triangles.iter().enumerate() {
+                let under = tri.iter().filter(|&&i| samples.heights[i as usize] < 0.0).count();
+                if under != 0 && under != 3 {
+                    cut.push(j as u32);
+                }
+            }
+        }
+        // The whole triangles, in the vectorised loops: their sums, and (written by the
+        // loops) their slamming history and what the drag pass reads of them.
+        macro_rules! whole_triangles {
+            () => {
+                if loops {
+                    let _timer = sections::time(Section::WholePass);
+                    let mesh = Mesh {
+                        columns: &hull.columns,
+                        rotation: DMat3::from_quat(state.rotation),
+                        heights: &samples.heights,
+                        flat: samples.flat,
+                        water_velocities: water_moves.then_some(&samples.velocities[..]),
+                    };
+                    let rows = hull.columns.len();
+                    let whole = |((range, chunk), ((history, wet), prior)): WholeChunk<'_>| {
+                        let mut scratch = Scratch::take();
+                        chunk.sums = whole_pass(
+                            &mesh,
+                            &motion,
+                            &params,
+                            range,
+                            prior,
+                            history,
+                            wet,
+                            &mut chunk.cut,
+                            &mut scratch,
+                        );
+                        Scratch::give_back(scratch);
+                    };
+                    if shared {
+                        (0..self.chunks.len())
+                            .into_par_iter()
+                            .map(|i| i * CHUNK_ROWS..((i + 1) * CHUNK_ROWS).min(rows))
+                            .zip(self.chunks.par_iter_mut())
+                            .zip(
+                                out.history
+                                    .chunks
+                                    .par_iter_mut()
+                                    .zip(self.wet.par_iter_mut())
+                                    .zip(prior.chunks.par_iter()),
+                            )
+                            .for_each(whole);
+                    } else {
+                        chunk_ranges(rows)
+                            .zip(self.chunks.iter_mut())
+                            .zip(
+                                out.history
+                                    .chunks
+                                    .iter_mut()
+                                    .zip(self.wet.iter_mut())
+                                    .zip(prior.chunks.iter()),
+                            )
+                            .for_each(whole);
+                    }
+                    let mut sums = WholeSums::default();
+                    for chunk in &self.chunks {
+                        sums += chunk.sums;
+                    }
+                    sums
+                } else {
+                    WholeSums::default()
+                }
+            };
+        }
+        // The cut triangles, one at a time (their pieces in blocks), with what to do with
+        // each one's slamming history. A macro, not a closure: the step's code is compiled
+        // for the processor at hand (`compute_for_cpu`, inlined into each version), a
+        // closure only once, for the baseline one (100 boxes: 8 % more instructions).
+        // Beside the whole triangles' pass on two threads, it runs in a closure all the
+        // same, and keeps its history aside until the pass, which writes every row's, is
+        // done.
+        let (normals, triangle_water_velocities) = (&mut self.normals, &mut self.triangle_water_velocities);
+        macro_rules! cut_triangles {
+            ($cut:expr, $record:expr) => {{
+                let _timer = sections::time(Section::CutTriangles);
+                // Its own sums, returned: sums the closure borrowed would live in memory on
+                // the one-thread path too (100 boxes: 1.6 % more instructions).
+                let mut buoyancy_sum = Sum::default();
+                let mut slamming = Sum::default();
+                let mut air = Sum::default();
+                let mut volume = buoyancy::SubmergedVolume::default();
+                let (mut wetted_area, mut wetted_moment) = (0.0, DVec3::ZERO);
+                let (mut projected_area, mut emerged_area, mut emerged_moment) = (0.0, 0.0, DVec3::ZERO);
+                // Only for enough cut triangles to fill the loop's vectors: a few pieces (a box's)
+                // cost less one at a time (100 cubes on Perlin water 6 % slower through the loop,
+                // a bunny's 120 cut triangles 5 % faster). (The buffers are given back before
+                // this thread works on any chunk of the whole triangles: a thread lends its
+                // buffers to one taker at a time.)
+                // The pieces of cut triangles then go through the same loop as whole ones, but for
+                // slamming (the triangle's as a whole, below).
+                let mut piece_pass = (loops && $cut.len() >= MIN_CUT_FOR_PIECE_PASS)
+                    .then(|| (PiecePass::new(&motion, &params), Scratch::take()));
+                for &j in $cut.iter() {
+                    let j = j as usize;
+                    let tri = &hull.triangles[j];
+                    let [a, b, c] = tri.map(|i| samples.vertices[i as usize]);
+                    let heights = tri.map(|i| samples.heights[i as usize]);
+                    let scaled = (b - a).cross(c - a);
+                    let normal = scaled / (2.0 * hull.areas[j]);
+                    normals[j] = normal;
+                    let water_velocity = if water_moves {
+                        (samples.velocities[tri[0] as usize]
+                            + samples.velocities[tri[1] as usize]
+                            + samples.velocities[tri[2] as usize])
+                            / 3.0
+                    } else {
+                        DVec3::ZERO
+                    };
+                    triangle_water_velocities[j] = water_velocity;
+
+                    let whole = Tri {
+                        v: [a, b, c],
+                        height: heights,
+                    };
+                    let under = heights.iter().filter(|&&h| h < 0.0).count();
+                    // Most triangles are wholly under or above the water: no clipping needed.
+                    let clipped = if under == 0 || under == 3 {
+                        None
+                    } else {
+                        Some(clip::clip(&whole))
+                    };
+                    let submerged: &[Tri] = match (&clipped, under) {
+                        (Some(c), _) => c.submerged(),
+                        (None, 3) => std::slice::from_ref(&whole),
+                        _ => &[],
+                    };
+
+                    let (mut area_j, mut moment_j) = (0.0, DVec3::ZERO);
+                    for sub in submerged {
+                        out.pieces.push(sub.v);
+                        out.sources.push(j as u32);
+                        let (sn, area) = if under == 3 {
+                            (scaled, hull.areas[j])
+                        } else {
+                            let sn = sub.scaled_normal();
+                            (sn, 0.5 * sn.dot(normal))
+                        };
+                        area_j += area;
+                        let centroid = sub.centroid();
+                        moment_j += area * centroid;
+                        if let Some((pass, scratch)) = &mut piece_pass {
+                            pass.add_wet(scratch, sub, normal, area, centroid);
+                            continue;
+                        }
+                        volume.add(sub, sn);
+                        let buoyant = match desc.buoyancy {
+                            BuoyancyModel::Pressure => Some(buoyancy::pressure(sub, sn, rho_g)),
+                            BuoyancyModel::PressureCentroid => Some(buoyancy::pressure_at_centroid(sub, sn, rho_g)),
+                            _ => None,
+                        };
+                        if let Some((mut force, point)) = buoyant {
+                            if desc.vertical_buoyancy_only {
+                                force.x = 0.0;
+                                force.z = 0.0;
+                            }
+                            buoyancy_sum.add(point - com, force);
+                            sink.force(Kind::Hydrostatic, point, force);
+                        }
+                    }
+                    wetted_area += area_j;
+                    wetted_moment += moment_j;
+
+                    let centre = (a + b + c) / 3.0;
+                    let now = SlammingHistory {
+                        area: area_j,
+                        velocity: v_com + omega.cross(centre - com) - water_velocity,
+                    };
+                    if on(FORCE_SLAMMING) && had_history {
+                        let before = prior.get(j);
+                        if let Some((_, scratch)) = &mut piece_pass {
+                            // A block at a time (the same numbers, added in the same order).
+                            if scratch
+                                .slams
+                                .push(now, before, hull.areas[j], normal, moment_j / area_j)
+                            {
+                                add_slamming(&mut scratch.slams, dt, &slam, com, &mut slamming, sink);
+                            }
+                        } else {
+                            let force = slamming::slamming_force(now, before, hull.areas[j], normal, dt, &slam);
+                            if force != DVec3::ZERO {
+                                let point = moment_j / area_j;
+                                slamming.add(point - com, force);
+                                sink.force(Kind::Water, point, force);
+                            }
+                        }
+                    }
+                    ($record)(j, now);
+
+                    let emerged: &[Tri] = match (&clipped, under) {
+                        (Some(c), _) => c.emerged(),
+                        (None, 0) => std::slice::from_ref(&whole),
+                        _ => &[],
+                    };
+                    for e in emerged {
+                        sink.emerged(&e.v);
+                        if !(air_on || lumped) {
+                            continue;
+                        }
+                        let area = if under == 0 {
+                            hull.areas[j]
+                        } else {
+                            0.5 * e.scaled_normal().dot(normal)
+                        };
+                        let centroid = e.centroid();
+                        if let Some((pass, scratch)) = &mut piece_pass {
+                            pass.add_dry(scratch, e, normal, area, centroid);
+                            continue;
+                        }
+                        if air_on {
+                            let v = v_com + omega.cross(centroid - com) - env.wind;
+                            let force = air::air_force(v, normal, area, env.air_density, desc.air_drag_coefficient);
+                            air.add(centroid - com, force);
+                            sink.force(Kind::Air, centroid, force);
+                        } else {
+                            let speed = air_relative.length();
+                            if speed > 0.0 {
+                                projected_area += area * (normal.dot(air_relative) / speed).max(0.0);
+                            }
+                            emerged_area += area;
+                            emerged_moment += area * centroid;
+                        }
+                    }
+                    if let Some(segment) = clipped.and_then(|c| c.waterline) {
+                        sink.waterline(segment);
+                    }
+                }
+                // (Given back on the thread that took it: a thread lends its buffers to one
+                // taker at a time.)
+                if let Some((pass, mut scratch)) = piece_pass {
+                    add_slamming(&mut scratch.slams, dt, &slam, com, &mut slamming, sink);
+                    let sums = pass.finish(&mut scratch);
+                    Scratch::give_back(scratch);
+                    buoyancy_sum.force += sums.buoyancy_force;
+                    buoyancy_sum.torque += sums.buoyancy_torque;
+                    volume.volume += sums.volume;
+                    volume.moment += sums.volume_moment;
+                    air.force += sums.air_force;
+                    air.torque += sums.air_torque;
+                    projected_area += sums.projected_area;
+                    emerged_area += sums.emerged_area;
+                    emerged_moment += sums.emerged_moment;
+                }
+                CutSums {
+                    buoyancy: buoyancy_sum,
+                    slamming,
+                    air,
+                    volume,
+                    wetted_area,
+                    wetted_moment,
+                    projected_area,
+                    emerged_area,
+                    emerged_moment,
+                }
+            }};
+        }
+        let (sums, cut_sums) = if shared {
+            // The cut triangles on this thread, whose caches hold the vertices and heights
+            // it just computed; the whole triangles' pass to the other thread, which soon
+            // shares it back (the other way round, the cut triangles took 60 % longer).
+            let (cut_sums, sums) = rayon::join(
+                || cut_triangles!(&cut, |j: usize, now| cut_history.push((j as u32, now))),
+                || whole_triangles!(),
+            );
+            debug_assert!(self.chunks.iter().flat_map(|c| &c.cut).eq(cut.iter()));
+            (sums, cut_sums)
         } else {
-            let mesh = Mesh {
-                columns: &hull.columns,
-                rotation: DMat3::from_quat(state.rotation),
-                heights: &samples.heights,
-                flat: samples.flat,
-                water_velocities: water_moves.then_some(&samples.velocities[..]),
-            };
-            let rows = hull.columns.len();
-            let whole = |((range, chunk), ((history, wet), prior)): WholeChunk<'_>| {
-                let mut scratch = Scratch::take();
-                chunk.sums = whole_pass(
-                    &mesh,
-                    &motion,
-                    &params,
-                    range,
-                    prior,
-                    history,
-                    wet,
-                    &mut chunk.cut,
-                    &mut scratch,
-                );
-                Scratch::give_back(scratch);
-            };
-            let timer = sections::time(Section::WholePass);
-            if env.share_triangles && in_parallel(hull.columns.len()) {
-                (0..self.chunks.len())
-                    .into_par_iter()
-                    .map(|i| i * CHUNK_ROWS..((i + 1) * CHUNK_ROWS).min(rows))
-                    .zip(self.chunks.par_iter_mut())
-                    .zip(
-                        out.history
-                            .chunks
-                            .par_iter_mut()
-                            .zip(self.wet.par_iter_mut())
-                            .zip(prior.chunks.par_iter()),
-                    )
-                    .for_each(whole);
-            } else {
-                chunk_ranges(rows)
-                    .zip(self.chunks.iter_mut())
-                    .zip(
-                        out.history
-                            .chunks
-                            .iter_mut()
-                            .zip(self.wet.iter_mut())
-                            .zip(prior.chunks.iter()),
-                    )
-                    .for_each(whole);
+            let sums = whole_triangles!();
+            if loops {
+                for chunk in &self.chunks {
+                    cut.extend_from_slice(&chunk.cut);
+                }
             }
-            timer.stop();
-            let mut sums = WholeSums::default();
-            cut.clear();
-            for chunk in &self.chunks {
-                sums += chunk.sums;
-                cut.extend_from_slice(&chunk.cut);
-            }
-            wet_count = sums.wet_count;
-            buoyancy_sum.force += sums.buoyancy_force;
-            buoyancy_sum.torque += sums.buoyancy_torque;
-            slamming.force += sums.slamming_force;
-            slamming.torque += sums.slamming_torque;
-            volume.volume += sums.volume;
-            volume.moment += sums.volume_moment;
-            wetted_area += sums.area;
-            wetted_moment += sums.area_moment;
-            air.force += sums.air_force;
-            air.torque += sums.air_torque;
-            projected_area += sums.projected_area;
-            emerged_area += sums.emerged_area;
-            emerged_moment += sums.emerged_moment;
+            (sums, cut_triangles!(&cut, |j, now| out.history.set(j, now)))
+        };
+        let CutSums {
+            buoyancy: mut buoyancy_sum,
+            mut slamming,
+            mut air,
+            mut volume,
+            mut wetted_area,
+            mut wetted_moment,
+            mut projected_area,
+            mut emerged_area,
+            mut emerged_moment,
+        } = cut_sums;
+        for &(j, now) in &cut_history {
+            out.history.set(j as usize, now);
         }
-        // Only for enough cut triangles to fill the loop's vectors: a few pieces (a box's)
-        // cost less one at a time (100 cubes on Perlin water 6 % slower through the loop,
-        // a bunny's 120 cut triangles 5 % faster). (The buffers are taken after the whole
-        // triangles' chunks: a thread lends its buffers to one taker at a time.)
-        // The pieces of cut triangles then go through the same loop as whole ones, but for
-        // slamming (the triangle's as a whole, below).
-        let mut piece_pass =
-            (loops && cut.len() >= MIN_CUT_FOR_PIECE_PASS).then(|| (PiecePass::new(&motion, &params), Scratch::take()));
-        for &j in &cut {
-            let j = j as usize;
-            let tri = &hull.triangles[j];
-            let [a, b, c] = tri.map(|i| samples.vertices[i as usize]);
-            let heights = tri.map(|i| samples.heights[i as usize]);
-            let scaled = (b - a).cross(c - a);
-            let normal = scaled / (2.0 * hull.areas[j]);
-            self.normals[j] = normal;
-            let water_velocity = if water_moves {
-                (samples.velocities[tri[0] as usize]
-                    + samples.velocities[tri[1] as usize]
-                    + samples.velocities[tri[2] as usize])
-                    / 3.0
-            } else {
-                DVec3::ZERO
-            };
-            self.triangle_water_velocities[j] = water_velocity;
-
-            let whole = Tri {
-                v: [a, b, c],
-                height: heights,
-            };
-            let under = heights.iter().filter(|&&h| h < 0.0).count();
-            // Most triangles are wholly under or above the water: no clipping needed.
-            let clipped = if under == 0 || under == 3 {
-                None
-            } else {
-                Some(clip::clip(&whole))
-            };
-            let submerged: &[Tri] = match (&clipped, under) {
-                (Some(c), _) => c.submerged(),
-                (None, 3) => std::slice::from_ref(&whole),
-                _ => &[],
-            };
-
-            let (mut area_j, mut moment_j) = (0.0, DVec3::ZERO);
-            for sub in submerged {
-                out.pieces.push(sub.v);
-                out.sources.push(j as u32);
-                let (sn, area) = if under == 3 {
-                    (scaled, hull.areas[j])
-                } else {
-                    let sn = sub.scaled_normal();
-                    (sn, 0.5 * sn.dot(normal))
-                };
-                area_j += area;
-                let centroid = sub.centroid();
-                moment_j += area * centroid;
-                if let Some((pass, scratch)) = &mut piece_pass {
-                    pass.add_wet(scratch, sub, normal, area, centroid);
-                    continue;
-                }
-                volume.add(sub, sn);
-                let buoyant = match desc.buoyancy {
-                    BuoyancyModel::Pressure => Some(buoyancy::pressure(sub, sn, rho_g)),
-                    BuoyancyModel::PressureCentroid => Some(buoyancy::pressure_at_centroid(sub, sn, rho_g)),
-                    _ => None,
-                };
-                if let Some((mut force, point)) = buoyant {
-                    if desc.vertical_buoyancy_only {
-                        force.x = 0.0;
-                        force.z = 0.0;
-                    }
-                    buoyancy_sum.add(point - com, force);
-                    sink.force(Kind::Hydrostatic, point, force);
-                }
-            }
-            wetted_area += area_j;
-            wetted_moment += moment_j;
-
-            let centre = (a + b + c) / 3.0;
-            let now = SlammingHistory {
-                area: area_j,
-                velocity: v_com + omega.cross(centre - com) - water_velocity,
-            };
-            if on(FORCE_SLAMMING) && had_history {
-                let before = prior.get(j);
-                if let Some((_, scratch)) = &mut piece_pass {
-                    // A block at a time (the same numbers, added in the same order).
-                    if scratch
-                        .slams
-                        .push(now, before, hull.areas[j], normal, moment_j / area_j)
-                    {
-                        add_slamming(&mut scratch.slams, dt, &slam, com, &mut slamming, sink);
-                    }
-                } else {
-                    let force = slamming::slamming_force(now, before, hull.areas[j], normal, dt, &slam);
-                    if force != DVec3::ZERO {
-                        let point = moment_j / area_j;
-                        slamming.add(point - com, force);
-                        sink.force(Kind::Water, point, force);
-                    }
-                }
-            }
-            out.history.set(j, now);
-
-            let emerged: &[Tri] = match (&clipped, under) {
-                (Some(c), _) => c.emerged(),
-                (None, 0) => std::slice::from_ref(&whole),
-                _ => &[],
-            };
-            for e in emerged {
-                sink.emerged(&e.v);
-                if !(air_on || lumped) {
-                    continue;
-                }
-                let area = if under == 0 {
-                    hull.areas[j]
-                } else {
-                    0.5 * e.scaled_normal().dot(normal)
-                };
-                let centroid = e.centroid();
-                if let Some((pass, scratch)) = &mut piece_pass {
-                    pass.add_dry(scratch, e, normal, area, centroid);
-                    continue;
-                }
-                if air_on {
-                    let v = v_com + omega.cross(centroid - com) - env.wind;
-                    let force = air::air_force(v, normal, area, env.air_density, desc.air_drag_coefficient);
-                    air.add(centroid - com, force);
-                    sink.force(Kind::Air, centroid, force);
-                } else {
-                    let speed = air_relative.length();
-                    if speed > 0.0 {
-                        projected_area += area * (normal.dot(air_relative) / speed).max(0.0);
-                    }
-                    emerged_area += area;
-                    emerged_moment += area * centroid;
-                }
-            }
-            if let Some(segment) = clipped.and_then(|c| c.waterline) {
-                sink.waterline(segment);
-            }
-        }
-
-        if let Some((pass, mut scratch)) = piece_pass {
-            add_slamming(&mut scratch.slams, dt, &slam, com, &mut slamming, sink);
-            let sums = pass.finish(&mut scratch);
-            Scratch::give_back(scratch);
-            buoyancy_sum.force += sums.buoyancy_force;
-            buoyancy_sum.torque += sums.buoyancy_torque;
-            volume.volume += sums.volume;
-            volume.moment += sums.volume_moment;
-            air.force += sums.air_force;
-            air.torque += sums.air_torque;
-            projected_area += sums.projected_area;
-            emerged_area += sums.emerged_area;
-            emerged_moment += sums.emerged_moment;
-        }
+        let wet_count = sums.wet_count;
+        buoyancy_sum.force += sums.buoyancy_force;
+        buoyancy_sum.torque += sums.buoyancy_torque;
+        slamming.force += sums.slamming_force;
+        slamming.torque += sums.slamming_torque;
+        volume.volume += sums.volume;
+        volume.moment += sums.volume_moment;
+        wetted_area += sums.area;
+        wetted_moment += sums.area_moment;
+        air.force += sums.air_force;
+        air.torque += sums.air_torque;
+        projected_area += sums.projected_area;
+        emerged_area += sums.emerged_area;
+        emerged_moment += sums.emerged_moment;
         let area_centroid = (wetted_area > 0.0).then(|| wetted_moment / wetted_area);
         let volume_buoyancy = match desc.buoyancy {
             BuoyancyModel::Volume => volume.centroid().map(|c| (volume.volume, c)),
@@ -1353,6 +1453,7 @@ impl Body {
         }
         let submerged_count = out.pieces.len() + wet_count;
         self.cut = cut;
+        self.cut_history = cut_history;
 
         let (mut damping_force, mut damping_couple) = (DVec3::ZERO, DVec3::ZERO);
         if on(FORCE_DAMPING) {

@@ -24,18 +24,21 @@ pub enum Section {
     Compute,
     /// The whole triangles' pass (hydrostatics, slamming, air).
     WholePass,
+    /// The cut triangles, one at a time (beside the whole triangles' pass on two threads).
+    CutTriangles,
     /// The drag pass over whole triangles (the cut ones' pieces are not in it).
     DragPass,
 }
 
 impl Section {
     /// Every section, in the order of [`report`].
-    pub const ALL: [Section; 6] = [
+    pub const ALL: [Section; 7] = [
         Section::Prepare,
         Section::PatchWater,
         Section::PatchInterpolation,
         Section::Compute,
         Section::WholePass,
+        Section::CutTriangles,
         Section::DragPass,
     ];
 
@@ -47,6 +50,7 @@ impl Section {
             Section::PatchInterpolation => "  patch: interpolation",
             Section::Compute => "compute (passes, cut triangles)",
             Section::WholePass => "  whole-triangle pass",
+            Section::CutTriangles => "  cut triangles",
             Section::DragPass => "  drag pass",
         }
     }
