@@ -53,8 +53,8 @@ impl WaterPatch {
 
     /// Samples `water` at `time` on a grid over the footprint of `points`, then writes
     /// each point's surface height (and the water's velocity there, when `velocities` is
-    /// given) from the grid. With `share`, on a world's thread pool, the work is split
-    /// between two threads (the same numbers either way).
+    /// given) from the grid. With `share`, on a world's thread pool, the interpolation is
+    /// split between two threads (the same numbers either way).
     pub fn sample(
         &mut self,
         water: &Water,
@@ -88,7 +88,7 @@ impl WaterPatch {
         match velocities {
             Some(velocities) => {
                 let timer = sections::time(Section::PatchWater);
-                self.sample_water(water, time, share)?;
+                self.sample_water(water, time)?;
                 timer.stop();
                 let _timer = sections::time(Section::PatchInterpolation);
                 for ((packed, &h), v) in self.packed.iter_mut().zip(&self.heights).zip(&self.velocities) {
@@ -124,22 +124,19 @@ impl WaterPatch {
 }
 
 impl WaterPatch {
-    /// The water's height and velocity at the grid points, in two fixed halves (the second
-    /// starts its own solver chain, whatever the threads): a Gerstner sea's halves run on
-    /// two threads when the step runs on a world's pool and the water may be asked from
-    /// any thread.
-    fn sample_water(&mut self, water: &Water, time: f64, share: bool) -> Result<()> {
+    /// The water's height and velocity at the grid points, in two fixed halves, the second
+    /// starting its own solver chain (Gerstner), whatever the threads. Both on this
+    /// thread: at the start of a step the pool's other thread is usually asleep, and on
+    /// this machine waking it for half of ~11 µs of Gerstner sums made the section 40 %
+    /// slower (BENCHMARKS.md, eighth round). (The halves, with their own chains, stay: the
+    /// numbers are those the step has always had.)
+    fn sample_water(&mut self, water: &Water, time: f64) -> Result<()> {
         let split = SAMPLE_SPLIT.min(self.points.len());
         let (points_a, points_b) = self.points.split_at(split);
         let (heights_a, heights_b) = self.heights.split_at_mut(split);
         let (velocities_a, velocities_b) = self.velocities.split_at_mut(split);
-        let mut a = || water.sample_into(points_a, time, heights_a, None, Some(velocities_a));
-        let mut b = || water.sample_into(points_b, time, heights_b, None, Some(velocities_b));
-        let (a, b) = if share && in_parallel(2 * SAMPLE_SPLIT) && !water.is_serial() {
-            rayon::join(a, b)
-        } else {
-            (a(), b())
-        };
+        let a = water.sample_into(points_a, time, heights_a, None, Some(velocities_a));
+        let b = water.sample_into(points_b, time, heights_b, None, Some(velocities_b));
         a.and(b)
     }
 }
