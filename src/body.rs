@@ -8,7 +8,6 @@
 use std::sync::Arc;
 
 use glam::{DMat3, DQuat, DVec3};
-use rayon::prelude::*;
 
 use crate::clip::{self, Tri};
 use crate::error::{Error, Result, non_negative_up_to, positive};
@@ -21,11 +20,12 @@ use crate::forces::{
 };
 use crate::hull::Hull;
 use crate::sections::{self, Section};
+use crate::team::{Helper, Team};
 use crate::water::Water;
 use crate::water::patch::WaterPatch;
 use crate::whole_triangles::{
-    CHUNK_ROWS, ChunkOutput, DragParams, DragSums, History, HistoryChunk, Mesh, Motion, PARALLEL_ROWS, PiecePass,
-    Pressure, Scratch, WetTriangles, WholeParams, WholeSums, chunk_ranges, drag_pass, drag_pieces, is_fast_power,
+    ChunkOutput, DragParams, DragSums, History, HistoryChunk, Mesh, Motion, PARALLEL_ROWS, PiecePass, Pressure,
+    Scratch, WetTriangles, WholeParams, WholeSums, chunk_ranges, drag_pass, drag_pieces, is_fast_power,
     needs_three_points, whole_pass,
 };
 use crate::world::HullId;
@@ -405,6 +405,22 @@ pub struct Environment<'a> {
     /// Whether a big hull may share its triangles among the threads of the pool the step
     /// runs on (not when the batch has a body for every thread already).
     pub share_triangles: bool,
+    /// The world's helper thread, for a big hull stepped on its own on this thread (then
+    /// it takes the place of the pool).
+    pub(crate) helper: Option<&'a Helper>,
+}
+
+impl<'a> Environment<'a> {
+    /// Who shares a big hull's step with this thread.
+    fn team(&self) -> Team<'a> {
+        match self.helper {
+            Some(helper) => Team::Helper(helper),
+            // Only on a world's pool, never rayon's global one, which the host did not ask
+            // for.
+            None if self.share_triangles && rayon::current_thread_index().is_some() => Team::Pool,
+            None => Team::Alone,
+        }
+    }
 }
 
 /// Forces of a step with the points where they act, relative to the body origin, kept
@@ -499,8 +515,6 @@ struct Conditions {
     wind: DVec3,
     /// Whether the water's velocity was sampled (it moves and a force needs it).
     water_moves: bool,
-    /// [`Environment::share_triangles`].
-    share_triangles: bool,
 }
 
 /// What the last step saw: enough to replay it exactly.
@@ -864,7 +878,6 @@ impl Body {
             water_viscosity: env.water_viscosity,
             wind: env.wind,
             water_moves: self.needs_water_velocity(env),
-            share_triangles: env.share_triangles,
         };
         let mut replay = Replay {
             desc: self.desc,
@@ -877,7 +890,7 @@ impl Body {
         let prior = std::mem::take(&mut self.committed.history);
         let mut out = std::mem::take(&mut self.spare);
         (out.pieces, out.sources) = std::mem::take(&mut self.pieces);
-        let (forces, derived) = self.run(&replay, &prior, &mut out, &mut Discard);
+        let (forces, derived) = self.run(&replay, &prior, &mut out, &mut Discard, env.team());
         replay.derived = Some(derived);
         self.pieces = (std::mem::take(&mut out.pieces), std::mem::take(&mut out.sources));
         self.committed.history = prior;
@@ -931,7 +944,7 @@ impl Body {
             let prior = std::mem::take(&mut self.prior_history);
             // Not the spare set: right after a step it holds what undoing the step needs.
             let mut scratch = Output::sized(t, self.hull.columns.len());
-            self.run(&replay, &prior, &mut scratch, &mut detail);
+            self.run(&replay, &prior, &mut scratch, &mut detail, Team::Alone);
             detail.submerged = scratch.pieces;
             self.prior_history = prior;
             self.detail = Some(detail);
@@ -954,6 +967,7 @@ impl Body {
         prior: &History,
         out: &mut Output,
         sink: &mut S,
+        team: Team<'_>,
     ) -> (BodyForces, Derived) {
         let Replay {
             desc,
@@ -1022,7 +1036,7 @@ impl Body {
         };
         cut.clear();
         cut_history.clear();
-        let shared = loops && env.share_triangles && in_parallel(hull.columns.len());
+        let shared = loops && team.is_shared() && hull.columns.len() > PARALLEL_ROWS;
         if !loops {
             cut.extend(0..hull.triangles.len() as u32);
         } else if shared {
@@ -1037,69 +1051,43 @@ impl Body {
                 }
             }
         }
-        // The whole triangles, in the vectorised loops: their sums, and (written by the
-        // loops) their slamming history and what the drag pass reads of them.
+        // The whole triangles, in the vectorised loops, by chunks of rows: `$body` runs
+        // `$whole` on each of `$chunks` (an iterator), and the loops write each chunk's
+        // sums, its slamming history and what the drag pass reads of it.
         macro_rules! whole_triangles {
-            () => {
-                if loops {
-                    let _timer = sections::time(Section::WholePass);
-                    let mesh = Mesh {
-                        columns: &hull.columns,
-                        rotation: DMat3::from_quat(state.rotation),
-                        heights: &samples.heights,
-                        flat: samples.flat,
-                        water_velocities: water_moves.then_some(&samples.velocities[..]),
-                    };
-                    let rows = hull.columns.len();
-                    let whole = |((range, chunk), ((history, wet), prior)): WholeChunk<'_>| {
-                        let mut scratch = Scratch::take();
-                        chunk.sums = whole_pass(
-                            &mesh,
-                            &motion,
-                            &params,
-                            range,
-                            prior,
-                            history,
-                            wet,
-                            &mut chunk.cut,
-                            &mut scratch,
-                        );
-                        Scratch::give_back(scratch);
-                    };
-                    if shared {
-                        (0..self.chunks.len())
-                            .into_par_iter()
-                            .map(|i| i * CHUNK_ROWS..((i + 1) * CHUNK_ROWS).min(rows))
-                            .zip(self.chunks.par_iter_mut())
-                            .zip(
-                                out.history
-                                    .chunks
-                                    .par_iter_mut()
-                                    .zip(self.wet.par_iter_mut())
-                                    .zip(prior.chunks.par_iter()),
-                            )
-                            .for_each(whole);
-                    } else {
-                        chunk_ranges(rows)
-                            .zip(self.chunks.iter_mut())
-                            .zip(
-                                out.history
-                                    .chunks
-                                    .iter_mut()
-                                    .zip(self.wet.iter_mut())
-                                    .zip(prior.chunks.iter()),
-                            )
-                            .for_each(whole);
-                    }
-                    let mut sums = WholeSums::default();
-                    for chunk in &self.chunks {
-                        sums += chunk.sums;
-                    }
-                    sums
-                } else {
-                    WholeSums::default()
-                }
-            };
+            (|$chunks:ident, $whole:ident| $body:expr) => {{
+                let _timer = sections::time(Section::WholePass);
+                let mesh = Mesh {
+                    columns: &hull.columns,
+                    rotation: DMat3::from_quat(state.rotation),
+                    heights: &samples.heights,
+                    flat: samples.flat,
+                    water_velocities: water_moves.then_some(&samples.velocities[..]),
+                };
+                let $whole = |((range, chunk), ((history, wet), prior)): WholeChunk<'_>| {
+                    let mut scratch = Scratch::take();
+                    chunk.sums = whole_pass(
+                        &mesh,
+                        &motion,
+                        &params,
+                        range,
+                        prior,
+                        history,
+                        wet,
+                        &mut chunk.cut,
+                        &mut scratch,
+                    );
+                    Scratch::give_back(scratch);
+                };
+                let $chunks = chunk_ranges(hull.columns.len()).zip(self.chunks.iter_mut()).zip(
+                    out.history
+                        .chunks
+                        .iter_mut()
+                        .zip(self.wet.iter_mut())
+                        .zip(prior.chunks.iter()),
+                );
+                $body
+            }};
         }
         // The cut triangles, one at a time (their pieces in blocks), with what to do with
         // each one's slamming history. A macro, not a closure: the step's code is compiled
@@ -1294,21 +1282,42 @@ impl Body {
         }
         let (sums, cut_sums) = if shared {
             // The cut triangles on this thread, whose caches hold the vertices and heights
-            // it just computed; the whole triangles' pass to the other thread, which soon
-            // shares it back (the other way round, the cut triangles took 60 % longer).
-            let (cut_sums, sums) = rayon::join(
-                || cut_triangles!(&cut, |j: usize, now| cut_history.push((j as u32, now))),
-                || whole_triangles!(),
-            );
+            // it just computed, while the team starts on the whole triangles' chunks; then
+            // this thread takes chunks too (with the cut triangles on the other thread,
+            // they took 60 % longer).
+            let cut_sums = whole_triangles!(|chunks, whole| {
+                let chunks = std::sync::Mutex::new(chunks);
+                let take = || {
+                    loop {
+                        let next = chunks.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next();
+                        match next {
+                            Some(chunk) => whole(chunk),
+                            None => break,
+                        }
+                    }
+                };
+                let (cut_sums, ()) = team.join(
+                    || {
+                        let sums = cut_triangles!(&cut, |j: usize, now| cut_history.push((j as u32, now)));
+                        take();
+                        sums
+                    },
+                    || team.everyone(&take),
+                );
+                cut_sums
+            });
             debug_assert!(self.chunks.iter().flat_map(|c| &c.cut).eq(cut.iter()));
-            (sums, cut_sums)
+            (whole_sums(&self.chunks), cut_sums)
         } else {
-            let sums = whole_triangles!();
-            if loops {
+            let sums = if loops {
+                whole_triangles!(|chunks, whole| chunks.for_each(whole));
                 for chunk in &self.chunks {
                     cut.extend_from_slice(&chunk.cut);
                 }
-            }
+                whole_sums(&self.chunks)
+            } else {
+                WholeSums::default()
+            };
             (sums, cut_triangles!(&cut, |j, now| out.history.set(j, now)))
         };
         let CutSums {
@@ -1414,18 +1423,11 @@ impl Body {
                 };
                 let rows = hull.columns.len();
                 let timer = sections::time(Section::DragPass);
-                if env.share_triangles && in_parallel(hull.columns.len()) {
-                    (0..self.chunks.len())
-                        .into_par_iter()
-                        .map(|i| i * CHUNK_ROWS..((i + 1) * CHUNK_ROWS).min(rows))
-                        .zip(self.chunks.par_iter_mut())
-                        .zip(self.wet.par_iter())
-                        .for_each(pass);
+                let chunks = chunk_ranges(rows).zip(self.chunks.iter_mut()).zip(self.wet.iter());
+                if team.is_shared() && rows > PARALLEL_ROWS {
+                    team.for_each(chunks, pass);
                 } else {
-                    chunk_ranges(rows)
-                        .zip(self.chunks.iter_mut())
-                        .zip(self.wet.iter())
-                        .for_each(pass);
+                    chunks.for_each(pass);
                 }
                 timer.stop();
                 let mut sums = DragSums::default();
@@ -1593,9 +1595,13 @@ impl Body {
         if self.patch.is_used() && !env.water.is_cheap() {
             // A big hull stepped alone on a world's pool shares the patch with a second
             // thread, as it shares its triangles.
-            let share = env.share_triangles && in_parallel(self.hull.columns.len());
+            let team = if self.hull.columns.len() > PARALLEL_ROWS {
+                env.team()
+            } else {
+                Team::Alone
+            };
             self.patch
-                .sample(env.water, env.time, &self.points, &mut out.heights, v, share)?;
+                .sample(env.water, env.time, &self.points, &mut out.heights, v, team)?;
         } else {
             env.water
                 .sample_into(&self.points, env.time, &mut out.heights, None, v)?;
@@ -1822,6 +1828,15 @@ fn drag_rule(
 /// Checks that `dt` is a usable step length.
 /// A chunk of rows as the whole-triangle pass takes it: its rows, its output, its history
 /// to write, its wet triangles to write, and its last history.
+/// The whole triangles' sums, chunk after chunk (in order, whatever thread did which).
+fn whole_sums(chunks: &[ChunkOutput]) -> WholeSums {
+    let mut sums = WholeSums::default();
+    for chunk in chunks {
+        sums += chunk.sums;
+    }
+    sums
+}
+
 type WholeChunk<'a> = (
     (std::ops::Range<usize>, &'a mut ChunkOutput),
     ((&'a mut HistoryChunk, &'a mut WetTriangles), &'a HistoryChunk),
@@ -1829,13 +1844,6 @@ type WholeChunk<'a> = (
 
 /// Cut triangles from which a step runs their pieces through the whole triangles' loop.
 const MIN_CUT_FOR_PIECE_PASS: usize = 16;
-
-/// Whether a hull of `rows` rows takes its chunks in parallel: only on a world's thread
-/// pool (never rayon's global one, which the host did not ask for), and only when it is
-/// big enough to pay for it. The forces are the same either way.
-fn in_parallel(rows: usize) -> bool {
-    rows > PARALLEL_ROWS && rayon::current_thread_index().is_some()
-}
 
 pub(crate) fn check_dt(dt: f64) -> Result<f64> {
     positive("dt", dt)?;
@@ -1864,6 +1872,7 @@ mod tests {
             wind: DVec3::ZERO,
             current: DVec3::ZERO,
             share_triangles: true,
+            helper: None,
         }
     }
 
@@ -1889,7 +1898,7 @@ mod tests {
         };
         let prior = std::mem::take(&mut body.prior_history);
         let mut scratch = Output::sized(body.hull.triangles.len(), body.hull.columns.len());
-        let (forces, _) = body.run(&replay, &prior, &mut scratch, &mut Detail::default());
+        let (forces, _) = body.run(&replay, &prior, &mut scratch, &mut Detail::default(), Team::Alone);
         body.prior_history = prior;
         forces
     }

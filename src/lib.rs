@@ -38,6 +38,7 @@ pub mod hull;
 mod prefetch;
 /// cbindgen:ignore
 pub mod sections;
+mod team;
 /// cbindgen:ignore
 pub mod water;
 /// cbindgen:ignore

@@ -14,6 +14,7 @@ use crate::body::{Body, BodyDesc, BodyForces, BodyState, Environment, check_dt};
 use crate::error::{Error, ErrorKind, Result, non_negative_up_to, positive_up_to, within};
 use crate::handle::{HandleKind, Slots};
 use crate::hull::{Hull, HullDesc, HullInfo};
+use crate::team::Helper;
 use crate::water::Water;
 
 /// A hull's id within its world (a C ABI `KeelHull`).
@@ -182,6 +183,9 @@ pub struct World {
     hulls: Slots<HullEntry>,
     bodies: Slots<Mutex<Body>>,
     pool: Option<Workers>,
+    /// The thread that shares a big body's step with the caller's (`step_body` in a
+    /// two-thread world), started the first time it is needed.
+    helper: Option<Helper>,
     batch_mark: u64,
     wind: DVec3,
     current: DVec3,
@@ -230,6 +234,7 @@ impl World {
             hulls: Slots::new(HandleKind::Hull),
             bodies: Slots::new(HandleKind::Body),
             pool,
+            helper: None,
             batch_mark: 0,
             wind: DVec3::ZERO,
             current: DVec3::ZERO,
@@ -437,6 +442,7 @@ impl World {
             wind: self.wind,
             current: self.current,
             share_triangles: true,
+            helper: None,
         }
     }
 
@@ -444,12 +450,20 @@ impl World {
     pub fn step_body(&mut self, id: BodyId, state: &BodyState, dt: f64) -> Result<BodyForces> {
         let dt = check_dt(dt)?;
         let state = state.validated()?;
-        let env = self.environment();
+        let divisible = lock(self.body_cell(id)?).is_divisible();
+        let helper = if self.wake_helper(divisible) {
+            self.helper.as_ref()
+        } else {
+            None
+        };
+        let env = Environment {
+            helper,
+            ..self.environment()
+        };
         let mut body = lock(self.body_cell(id)?);
         match &self.pool {
-            // A big hull shares its triangles among the world's threads; the water is
-            // still asked from this thread (a host's callback may need it).
-            Some(Workers { pool: Some(pool), .. }) if body.is_divisible() => {
+            // The water is still asked from this thread (a host's callback may need it).
+            Some(Workers { pool: Some(pool), .. }) if divisible && helper.is_none() => {
                 let body: &mut Body = &mut body;
                 if env.water.is_serial() {
                     body.prepare(&state, &env)?;
@@ -460,6 +474,22 @@ impl World {
             }
             _ => body.step(&state, dt, &env),
         }
+    }
+
+    /// Whether a body stepped on its own shares its step with the world's helper thread
+    /// (which this starts the first time and wakes): a big one in a two-thread world.
+    /// With more threads the pool shares it: it has more of them. (On two, the step stays
+    /// on the host's thread beside the helper: the pool's hand-overs cost a tenth of
+    /// such a step, `crate::team`.) Not if no thread could be started: the pool then
+    /// does it.
+    fn wake_helper(&mut self, divisible: bool) -> bool {
+        if !divisible || self.thread_count() != 2 {
+            return false;
+        }
+        if self.helper.is_none() {
+            self.helper = Helper::start("keel-helper").ok();
+        }
+        self.helper.as_ref().inspect(|h| h.wake()).is_some()
     }
 
     /// Steps `ids[i]` from `state_of(&states[i])` and writes its forces with
@@ -516,9 +546,16 @@ impl World {
         let mut results = std::mem::take(&mut self.batch_forces);
         results.clear();
         results.resize(ids.len(), Ok(BodyForces::default()));
+        let alone = ids.len() == 1 && self.bodies.get(ids[0].0).is_some_and(|b| lock(b).is_divisible());
+        let helper = if self.wake_helper(alone) {
+            self.helper.as_ref()
+        } else {
+            None
+        };
         let env = Environment {
             // Bodies enough to keep every thread busy: each keeps its triangles.
             share_triangles: ids.len() < self.thread_count(),
+            helper,
             ..self.environment()
         };
         let bodies = &self.bodies;
@@ -559,9 +596,7 @@ impl World {
         match &self.pool {
             // Waking the workers costs more than stepping a lone body, unless its hull is
             // big enough to share among them.
-            Some(Workers { pool: Some(pool), .. })
-                if results.len() > 1 || (results.len() == 1 && body(0).is_some_and(|b| b.is_divisible())) =>
-            {
+            Some(Workers { pool: Some(pool), .. }) if results.len() > 1 || (alone && helper.is_none()) => {
                 pool.install(|| results.par_iter_mut().enumerate().for_each(step_one))
             }
             _ => results.iter_mut().enumerate().for_each(step_one),

@@ -4420,7 +4420,7 @@ fn count_library_panics() {
             let ours = info.location().is_some_and(|l| l.file().ends_with("fuzz_abi.rs"));
             let fuzzing = thread::current()
                 .name()
-                .is_some_and(|n| n.starts_with("fuzz") || n.starts_with("keel-worker"));
+                .is_some_and(|n| n.starts_with("fuzz") || n.starts_with("keel-"));
             if ours || !fuzzing {
                 return default(info);
             }

@@ -20,6 +20,7 @@ use multiversion::multiversion;
 use super::Water;
 use crate::error::Result;
 use crate::sections::{self, Section};
+use crate::team::Team;
 
 /// A water patch's grid and what the water answered there.
 #[derive(Clone, Debug, Default)]
@@ -62,7 +63,7 @@ impl WaterPatch {
         points: &[DVec3],
         heights: &mut [f64],
         velocities: Option<&mut [DVec3]>,
-        share: bool,
+        team: Team<'_>,
     ) -> Result<()> {
         let cells = self.cells;
         let (mut lo, mut hi) = (DVec2::INFINITY, DVec2::NEG_INFINITY);
@@ -88,7 +89,7 @@ impl WaterPatch {
         match velocities {
             Some(velocities) => {
                 let timer = sections::time(Section::PatchWater);
-                self.sample_water(water, time)?;
+                self.sample_water(water, time, team)?;
                 timer.stop();
                 let _timer = sections::time(Section::PatchInterpolation);
                 for ((packed, &h), v) in self.packed.iter_mut().zip(&self.heights).zip(&self.velocities) {
@@ -96,14 +97,14 @@ impl WaterPatch {
                 }
                 let grid = &grid;
                 let packed = &self.packed;
-                if share && in_parallel(points.len()) {
+                if team.is_shared() && points.len() >= 2 * CHUNK {
                     // Halves on a chunk boundary, each vertex's answer its own: the same
                     // numbers as in one piece.
                     let split = (points.len() / 2).next_multiple_of(CHUNK).min(points.len());
                     let (points_a, points_b) = points.split_at(split);
                     let (heights_a, heights_b) = heights.split_at_mut(split);
                     let (velocities_a, velocities_b) = velocities.split_at_mut(split);
-                    rayon::join(
+                    team.join(
                         || interpolate_with_velocities(grid, points_a, packed, heights_a, velocities_a),
                         || interpolate_with_velocities(grid, points_b, packed, heights_b, velocities_b),
                     );
@@ -125,18 +126,23 @@ impl WaterPatch {
 
 impl WaterPatch {
     /// The water's height and velocity at the grid points, in two fixed halves, the second
-    /// starting its own solver chain (Gerstner), whatever the threads. Both on this
-    /// thread: at the start of a step the pool's other thread is usually asleep, and on
-    /// this machine waking it for half of ~11 µs of Gerstner sums made the section 40 %
-    /// slower (BENCHMARKS.md, eighth round). (The halves, with their own chains, stay: the
-    /// numbers are those the step has always had.)
-    fn sample_water(&mut self, water: &Water, time: f64) -> Result<()> {
+    /// starting its own solver chain (Gerstner), whatever the threads: the numbers are the
+    /// same whether the halves run one after the other or side by side. Side by side only
+    /// with the world's helper thread, which is awake by then ([`crate::team`]); a pool
+    /// thread would be asleep at the start of a step, and waking it for half of ~11 µs of
+    /// Gerstner sums made the section 40 % slower (BENCHMARKS.md, eighth round). Never for
+    /// the host's own water, which is asked from its thread only.
+    fn sample_water(&mut self, water: &Water, time: f64, team: Team<'_>) -> Result<()> {
         let split = SAMPLE_SPLIT.min(self.points.len());
         let (points_a, points_b) = self.points.split_at(split);
         let (heights_a, heights_b) = self.heights.split_at_mut(split);
         let (velocities_a, velocities_b) = self.velocities.split_at_mut(split);
-        let a = water.sample_into(points_a, time, heights_a, None, Some(velocities_a));
-        let b = water.sample_into(points_b, time, heights_b, None, Some(velocities_b));
+        let mut a = move || water.sample_into(points_a, time, heights_a, None, Some(velocities_a));
+        let mut b = move || water.sample_into(points_b, time, heights_b, None, Some(velocities_b));
+        let (a, b) = match team {
+            Team::Helper(_) if !water.is_serial() => team.join(a, b),
+            _ => (a(), b()),
+        };
         a.and(b)
     }
 }
@@ -144,12 +150,6 @@ impl WaterPatch {
 /// The first half of a patch's samples (a multiple of the Gerstner solver's eight lanes;
 /// the default patch has 81 samples).
 const SAMPLE_SPLIT: usize = 48;
-
-/// Whether `n` points are worth sharing with another thread: only on a world's pool
-/// (never rayon's global one, which the host did not ask for) and when there are many.
-fn in_parallel(n: usize) -> bool {
-    n >= 2 * CHUNK && rayon::current_thread_index().is_some()
-}
 
 /// Where the grid lies.
 struct Grid {
@@ -294,7 +294,7 @@ mod tests {
         points.extend(inside.map(|(fu, fw)| grid_point(1, 2) + DVec3::new(2.0 * fu, 0.0, fw)));
         let (mut heights, mut velocities) = (vec![0.0; points.len()], vec![DVec3::ZERO; points.len()]);
         patch
-            .sample(&water, t, &points, &mut heights, Some(&mut velocities), false)
+            .sample(&water, t, &points, &mut heights, Some(&mut velocities), Team::Alone)
             .unwrap();
         let exact = |p: DVec3| water.sample(p.x, p.z, t);
         for (i, p) in points.iter().enumerate().take(2 + (cells + 1).pow(2)) {
@@ -315,7 +315,7 @@ mod tests {
         }
         // Without velocities, the same heights.
         let mut alone = vec![0.0; points.len()];
-        patch.sample(&water, t, &points, &mut alone, None, false).unwrap();
+        patch.sample(&water, t, &points, &mut alone, None, Team::Alone).unwrap();
         assert_eq!(alone, heights);
     }
 
@@ -336,10 +336,10 @@ mod tests {
             .collect();
         let (mut heights, mut velocities) = (vec![0.0; points.len()], vec![DVec3::ZERO; points.len()]);
         patch
-            .sample(&water, t, &points, &mut heights, Some(&mut velocities), false)
+            .sample(&water, t, &points, &mut heights, Some(&mut velocities), Team::Alone)
             .unwrap();
         let mut alone = vec![0.0; points.len()];
-        patch.sample(&water, t, &points, &mut alone, None, false).unwrap();
+        patch.sample(&water, t, &points, &mut alone, None, Team::Alone).unwrap();
         // The footprint, and the grid the patch laid over it.
         let (lo, hi) = points
             .iter()
@@ -391,22 +391,25 @@ mod tests {
         let points: Vec<DVec3> = (0..5 * CHUNK + 3)
             .map(|i| DVec3::new((i as f64 * 0.37).sin() * 4.0, 0.0, (i as f64 * 0.91).cos() * 3.0))
             .collect();
-        let run = |share: bool| {
+        let run = |team: Team<'_>| {
             let mut patch = WaterPatch::sized(8);
             let (mut heights, mut velocities) = (vec![0.0; points.len()], vec![DVec3::ZERO; points.len()]);
             patch
-                .sample(&water, 2.5, &points, &mut heights, Some(&mut velocities), share)
+                .sample(&water, 2.5, &points, &mut heights, Some(&mut velocities), team)
                 .unwrap();
             (heights, velocities)
         };
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-        let (alone, shared) = (run(false), pool.install(|| run(true)));
-        assert!(alone.0.iter().all(|h| h.is_finite()) && alone.0.iter().any(|&h| h != alone.0[0]));
-        assert_eq!(
-            alone.0.iter().map(|h| h.to_bits()).collect::<Vec<_>>(),
-            shared.0.iter().map(|h| h.to_bits()).collect::<Vec<_>>()
-        );
-        assert_eq!(alone.1, shared.1);
+        let helper = crate::team::Helper::start("test-helper").unwrap();
+        let alone = run(Team::Alone);
+        for shared in [pool.install(|| run(Team::Pool)), run(Team::Helper(&helper))] {
+            assert!(alone.0.iter().all(|h| h.is_finite()) && alone.0.iter().any(|&h| h != alone.0[0]));
+            assert_eq!(
+                alone.0.iter().map(|h| h.to_bits()).collect::<Vec<_>>(),
+                shared.0.iter().map(|h| h.to_bits()).collect::<Vec<_>>()
+            );
+            assert_eq!(alone.1, shared.1);
+        }
     }
 
     #[test]
@@ -416,7 +419,9 @@ mod tests {
         // All points on one line along x: the footprint has no depth along z.
         let points: Vec<DVec3> = (0..7).map(|i| DVec3::new(i as f64, 0.0, 2.0)).collect();
         let mut heights = vec![f64::NAN; points.len()];
-        patch.sample(&water, 0.4, &points, &mut heights, None, false).unwrap();
+        patch
+            .sample(&water, 0.4, &points, &mut heights, None, Team::Alone)
+            .unwrap();
         for (p, h) in points.iter().zip(&heights) {
             assert!(h.is_finite());
             // Grid points fall on x = 0, 2, 4, 6: exact there.

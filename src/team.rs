@@ -1,0 +1,403 @@
+//! The threads one body's step can share its work with.
+//!
+//! A big hull stepped alone (`World::step_body`) splits its step into a few sections
+//! (the patch's halves, the whole-triangle pass beside the cut triangles, the drag pass),
+//! each a few microseconds long. Handing such a section to a thread that is asleep costs
+//! about as much as the section saves: the host's thread sleeps on a latch while a pool
+//! thread runs the step, a second pool thread is woken for each section, and on a
+//! virtual machine each wake-up of an idle core can take tens of microseconds. So the
+//! step runs on the host's own thread, and one [`Helper`] thread waits for its sections by
+//! spinning, for [`SPIN`] after each (then it parks, and the next step wakes it at its
+//! start, while the host transforms the vertices). A section the helper has not picked up
+//! by the time the host is done with its own share is taken back and run on the host's
+//! thread: a late helper costs nothing but its help.
+//!
+//! Batches keep rayon's pool ([`Team::Pool`]): there every thread has bodies of its own.
+
+use std::cell::UnsafeCell;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+/// How long the helper waits for the next section by spinning before it parks: longer
+/// than the gaps between a step's sections and between back-to-back steps, short enough
+/// that a host stepping at 60 Hz loses well under 1 % of a core to it.
+pub(crate) const SPIN: Duration = Duration::from_micros(50);
+
+/// Who works on one body's step besides the thread that steps it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Team<'a> {
+    /// No one: everything on this thread.
+    Alone,
+    /// The rayon pool this thread belongs to (a batch with fewer bodies than threads).
+    Pool,
+    /// The world's helper thread (a body stepped on its own).
+    Helper(&'a Helper),
+}
+
+impl Team<'_> {
+    /// Whether anyone helps.
+    pub(crate) fn is_shared(self) -> bool {
+        !matches!(self, Team::Alone)
+    }
+
+    /// Runs `a` on this thread and `b` on a helper if one takes it in time, else after
+    /// `a` on this thread too.
+    pub(crate) fn join<A, B, RA, RB>(self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        match self {
+            Team::Alone => (a(), b()),
+            Team::Pool => rayon::join(a, b),
+            Team::Helper(helper) => helper.join(a, b),
+        }
+    }
+
+    /// Calls `each` on every item, the team's threads taking items one at a time from the
+    /// front as each is free (the items' order of processing is then unknown, so each
+    /// item should write its own output).
+    pub(crate) fn for_each<I>(self, items: I, each: impl Fn(I::Item) + Sync)
+    where
+        I: Iterator + Send,
+        I::Item: Send,
+    {
+        match self {
+            Team::Alone => items.for_each(each),
+            _ => {
+                let items = Mutex::new(items);
+                let take = || loop {
+                    let next = items.lock().unwrap_or_else(PoisonError::into_inner).next();
+                    match next {
+                        Some(item) => each(item),
+                        None => break,
+                    }
+                };
+                self.everyone(&take);
+            }
+        }
+    }
+
+    /// Runs `work` on every thread of the team at once (including this one).
+    pub(crate) fn everyone(self, work: &(impl Fn() + Sync)) {
+        match self {
+            Team::Alone => work(),
+            Team::Pool => spread(rayon::current_num_threads(), work),
+            Team::Helper(helper) => {
+                helper.join(work, work);
+            }
+        }
+    }
+}
+
+/// `work` on `threads` of this rayon pool's threads, this one first.
+fn spread(threads: usize, work: &(impl Fn() + Sync)) {
+    if threads <= 1 {
+        work();
+    } else {
+        rayon::join(work, || spread(threads - 1, work));
+    }
+}
+
+/// The states of the helper's one slot for a section.
+const EMPTY: u8 = 0;
+/// The host is writing a task into the slot.
+const WRITING: u8 = 1;
+/// A task waits in the slot.
+const POSTED: u8 = 2;
+/// The helper runs it.
+const TAKEN: u8 = 3;
+/// The helper is done with it; the host reads the result and empties the slot.
+const DONE: u8 = 4;
+
+/// A section handed to the helper: the address of a [`Job`] on the host's stack and the
+/// function that runs it.
+#[derive(Clone, Copy)]
+struct Task {
+    job: *const (),
+    run: unsafe fn(*const ()),
+}
+
+struct Shared {
+    state: AtomicU8,
+    /// Written by the host between `WRITING` and `POSTED`, read by the helper after it
+    /// has moved the state from `POSTED` to `TAKEN`.
+    task: UnsafeCell<Option<Task>>,
+    /// Set by the helper before it parks, so that a host posting a task unparks it.
+    sleeping: AtomicBool,
+    exit: AtomicBool,
+}
+
+// SAFETY: `task` is written and read only by the side that owns the slot, as its state
+// says (see `Shared::task`); the job behind a task outlives the task's run, because the
+// host waits for `DONE` before its `Job` goes out of scope.
+unsafe impl Sync for Shared {}
+unsafe impl Send for Shared {}
+
+/// What a posted section runs and where its result goes, on the host's stack.
+struct Job<F, R> {
+    work: UnsafeCell<Option<F>>,
+    result: UnsafeCell<Option<thread::Result<R>>>,
+}
+
+/// Runs the [`Job<F, R>`] at `job`.
+///
+/// # Safety
+/// `job` points to a live `Job<F, R>` that no other thread touches until this returns.
+unsafe fn run_job<F: FnOnce() -> R, R>(job: *const ()) {
+    // SAFETY: the caller's contract.
+    let job = unsafe { &*job.cast::<Job<F, R>>() };
+    // SAFETY: this thread has the job to itself until it says `DONE`.
+    let work = unsafe { (*job.work.get()).take() };
+    if let Some(work) = work {
+        let result = panic::catch_unwind(AssertUnwindSafe(work));
+        // SAFETY: as above.
+        unsafe { *job.result.get() = Some(result) };
+    }
+}
+
+/// A thread that takes one section of a step at a time from the thread stepping a body.
+pub(crate) struct Helper {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Helper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Helper").finish_non_exhaustive()
+    }
+}
+
+impl Helper {
+    /// Starts the helper thread (named `name`).
+    pub(crate) fn start(name: &str) -> std::io::Result<Self> {
+        let shared = Arc::new(Shared {
+            state: AtomicU8::new(EMPTY),
+            task: UnsafeCell::new(None),
+            sleeping: AtomicBool::new(false),
+            exit: AtomicBool::new(false),
+        });
+        let theirs = Arc::clone(&shared);
+        let thread = thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(move || help(&theirs))?;
+        Ok(Self {
+            shared,
+            thread: Some(thread),
+        })
+    }
+
+    /// Wakes the helper if it sleeps, so that it is spinning by the time the step posts
+    /// its first section.
+    pub(crate) fn wake(&self) {
+        if self.shared.sleeping.load(Ordering::SeqCst) {
+            if let Some(thread) = &self.thread {
+                thread.thread().unpark();
+            }
+        }
+    }
+
+    /// `a` on this thread, `b` on the helper if it takes it before `a` is done (else on
+    /// this thread after `a`). Panics in either are passed on, once neither runs.
+    pub(crate) fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA,
+        B: FnOnce() -> RB + Send,
+        RB: Send,
+    {
+        let shared = &*self.shared;
+        // The slot is free unless another section is posted (a section that joins again,
+        // or a second thread stepping with this helper): then both run here.
+        if shared
+            .state
+            .compare_exchange(EMPTY, WRITING, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            let ra = a();
+            return (ra, b());
+        }
+        let job = Job {
+            work: UnsafeCell::new(Some(b)),
+            result: UnsafeCell::new(None),
+        };
+        let task = Task {
+            job: (&raw const job).cast(),
+            run: run_job::<B, RB>,
+        };
+        // SAFETY: this thread owns the slot while its state is `WRITING`.
+        unsafe { *shared.task.get() = Some(task) };
+        shared.state.store(POSTED, Ordering::SeqCst);
+        self.wake();
+        let ra = panic::catch_unwind(AssertUnwindSafe(a));
+        let rb = if shared
+            .state
+            .compare_exchange(POSTED, WRITING, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+        {
+            // Not taken: back to this thread (unless `a` panicked).
+            shared.state.store(EMPTY, Ordering::Release);
+            let work = job.work.into_inner();
+            match (&ra, work) {
+                (Ok(_), Some(work)) => panic::catch_unwind(AssertUnwindSafe(work)),
+                _ => Err(Box::new("not run: the other half panicked") as Box<dyn std::any::Any + Send>),
+            }
+        } else {
+            // Taken: the job lives on this stack until the helper is done with it.
+            let mut spins = 0u32;
+            while shared.state.load(Ordering::Acquire) != DONE {
+                spins = spins.saturating_add(1);
+                if spins < 1 << 16 {
+                    std::hint::spin_loop();
+                } else {
+                    thread::yield_now();
+                }
+            }
+            let result = job.result.into_inner();
+            shared.state.store(EMPTY, Ordering::Release);
+            result.unwrap_or_else(|| Err(Box::new("the helper lost its work")))
+        };
+        match (ra, rb) {
+            (Ok(ra), Ok(rb)) => (ra, rb),
+            (Err(panic), _) | (_, Err(panic)) => panic::resume_unwind(panic),
+        }
+    }
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        self.shared.exit.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            thread.thread().unpark();
+            // The helper catches its sections' panics, so it only ends by leaving.
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The helper thread: takes posted sections, spins [`SPIN`] after each, then parks.
+fn help(shared: &Shared) {
+    let mut idle_since = Instant::now();
+    let mut spins = 0u32;
+    loop {
+        if shared.exit.load(Ordering::Acquire) {
+            return;
+        }
+        if shared.state.load(Ordering::Relaxed) == POSTED
+            && shared
+                .state
+                .compare_exchange(POSTED, TAKEN, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        {
+            // SAFETY: the slot is this thread's between `TAKEN` and `DONE`, and the job
+            // lives until the host sees `DONE`.
+            unsafe {
+                if let Some(task) = *shared.task.get() {
+                    (task.run)(task.job);
+                }
+            }
+            shared.state.store(DONE, Ordering::Release);
+            idle_since = Instant::now();
+            continue;
+        }
+        spins = spins.wrapping_add(1);
+        // (The clock only now and then: reading it costs more than a spin.)
+        if spins % 64 != 0 || idle_since.elapsed() < SPIN {
+            std::hint::spin_loop();
+            continue;
+        }
+        shared.sleeping.store(true, Ordering::SeqCst);
+        if shared.state.load(Ordering::SeqCst) != POSTED && !shared.exit.load(Ordering::SeqCst) {
+            thread::park();
+        }
+        shared.sleeping.store(false, Ordering::SeqCst);
+        idle_since = Instant::now();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    #[test]
+    fn both_halves_run_once_and_return_their_results() {
+        let helper = Helper::start("test-helper").unwrap();
+        for i in 0..2000u64 {
+            let (a, b) = helper.join(|| i * 2, || i * 3);
+            assert_eq!((a, b), (i * 2, i * 3));
+        }
+    }
+
+    #[test]
+    fn the_helper_takes_work_and_a_late_helper_costs_only_its_help() {
+        let helper = Helper::start("test-helper").unwrap();
+        let here = thread::current().id();
+        let (mut there, mut back) = (0, 0);
+        for _ in 0..200 {
+            // A long first half: the helper, awake, takes the second.
+            let (_, id) = helper.join(|| thread::sleep(Duration::from_micros(200)), || thread::current().id());
+            if id == here { back += 1 } else { there += 1 }
+        }
+        assert!(there > 0, "the helper never took a section");
+        // Asleep (after its spin) and a first half too short to wait for it: taken back
+        // at least sometimes, and always run exactly once.
+        let runs = AtomicUsize::new(0);
+        for _ in 0..50 {
+            thread::sleep(SPIN * 4);
+            helper.join(
+                || (),
+                || {
+                    runs.fetch_add(1, Ordering::Relaxed);
+                },
+            );
+        }
+        assert_eq!(runs.load(Ordering::Relaxed), 50);
+        let _ = back;
+    }
+
+    #[test]
+    fn every_item_is_taken_once_by_a_team() {
+        let helper = Helper::start("test-helper").unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        for team in [Team::Alone, Team::Helper(&helper)] {
+            let mut seen = vec![0u32; 1000];
+            team.for_each(seen.iter_mut(), |s| *s += 1);
+            assert!(seen.iter().all(|&s| s == 1), "{team:?}");
+        }
+        pool.install(|| {
+            let mut seen = vec![0u32; 1000];
+            Team::Pool.for_each(seen.iter_mut(), |s| *s += 1);
+            assert!(seen.iter().all(|&s| s == 1));
+        });
+    }
+
+    #[test]
+    fn a_panic_in_either_half_reaches_the_caller_and_the_helper_lives_on() {
+        let helper = Helper::start("test-helper").unwrap();
+        for first in [true, false] {
+            let caught = panic::catch_unwind(AssertUnwindSafe(|| {
+                helper.join(
+                    || {
+                        thread::sleep(Duration::from_micros(100));
+                        assert!(!first, "first half");
+                    },
+                    || assert!(first, "second half"),
+                )
+            }));
+            assert!(caught.is_err());
+        }
+        assert_eq!(helper.join(|| 1, || 2), (1, 2));
+    }
+
+    #[test]
+    fn nested_joins_run_on_the_caller() {
+        let helper = Helper::start("test-helper").unwrap();
+        let ((a, b), (c, d)) = helper.join(|| helper.join(|| 1, || 2), || helper.join(|| 3, || 4));
+        assert_eq!((a, b, c, d), (1, 2, 3, 4));
+    }
+}
