@@ -55,7 +55,9 @@ pub struct WorldDesc {
     pub air_density: f64,
     /// Kinematic viscosity of the water, m^2/s.
     pub water_viscosity: f64,
-    /// Worker threads for batch steps: 0 = one per core, 1 = none.
+    /// Worker threads for batch steps: 0 = one per core, 1 = none. With two, a big body
+    /// stepped alone runs on the caller's thread beside a helper thread instead
+    /// (`World::step_body`).
     pub thread_count: u32,
 }
 
@@ -446,7 +448,10 @@ impl World {
         }
     }
 
-    /// Forces on one body for a step of length `dt` from `state`.
+    /// Forces on one body for a step of length `dt` from `state`. A big hull (more than
+    /// 1024 triangles) shares its step with a second thread: in a two-thread world the
+    /// step runs on this thread beside the world's helper thread, with more threads on
+    /// the world's pool (the water is asked from this thread either way).
     pub fn step_body(&mut self, id: BodyId, state: &BodyState, dt: f64) -> Result<BodyForces> {
         let dt = check_dt(dt)?;
         let state = state.validated()?;
