@@ -149,7 +149,7 @@ struct Job<F, R> {
 ///
 /// # Safety
 /// `job` points to a live `Job<F, R>` that no other thread touches until this returns.
-unsafe fn run_job<F: FnOnce() -> R, R>(job: *const ()) {
+unsafe fn run_job<F: FnOnce() -> R + Send, R: Send>(job: *const ()) {
     // SAFETY: the caller's contract.
     let job = unsafe { &*job.cast::<Job<F, R>>() };
     // SAFETY: this thread has the job to itself until it says `DONE`.
@@ -324,51 +324,113 @@ mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
 
+    fn message(panic: Box<dyn std::any::Any + Send>) -> String {
+        panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default()
+    }
+
+    /// A second half that, given time, the helper takes: its thread.
+    fn taken(helper: &Helper) -> bool {
+        let here = thread::current().id();
+        let (_, id) = helper.join(|| thread::sleep(Duration::from_millis(2)), || thread::current().id());
+        id != here
+    }
+
     #[test]
     fn both_halves_run_once_and_return_their_results() {
         let helper = Helper::start("test-helper").unwrap();
-        for i in 0..2000u64 {
-            let (a, b) = helper.join(|| i * 2, || i * 3);
-            assert_eq!((a, b), (i * 2, i * 3));
-        }
-    }
-
-    #[test]
-    fn the_helper_takes_work_and_a_late_helper_costs_only_its_help() {
-        let helper = Helper::start("test-helper").unwrap();
-        let here = thread::current().id();
-        let (mut there, mut back) = (0, 0);
-        for _ in 0..200 {
-            // A long first half: the helper, awake, takes the second.
-            let (_, id) = helper.join(|| thread::sleep(Duration::from_micros(200)), || thread::current().id());
-            if id == here { back += 1 } else { there += 1 }
-        }
-        assert!(there > 0, "the helper never took a section");
-        // Asleep (after its spin) and a first half too short to wait for it: taken back
-        // at least sometimes, and always run exactly once.
         let runs = AtomicUsize::new(0);
-        for _ in 0..50 {
-            thread::sleep(SPIN * 4);
-            helper.join(
-                || (),
+        for i in 0..2000u64 {
+            let (a, b) = helper.join(
+                || i * 2,
                 || {
                     runs.fetch_add(1, Ordering::Relaxed);
+                    i * 3
                 },
             );
+            assert_eq!((a, b), (i * 2, i * 3));
         }
-        assert_eq!(runs.load(Ordering::Relaxed), 50);
-        let _ = back;
+        assert_eq!(runs.load(Ordering::Relaxed), 2000);
     }
 
     #[test]
-    fn every_item_is_taken_once_by_a_team() {
+    fn the_caller_waits_for_a_section_the_helper_runs() {
+        // The second half writes into the caller's frame after the first is done: the
+        // caller must not return before it has.
         let helper = Helper::start("test-helper").unwrap();
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-        for team in [Team::Alone, Team::Helper(&helper)] {
+        let here = thread::current().id();
+        let mut there = 0;
+        for i in 0..50u64 {
+            let mut out = [0u64; 16];
+            let (_, id) = helper.join(
+                || thread::sleep(Duration::from_micros(200)),
+                || {
+                    thread::sleep(Duration::from_millis(1));
+                    out.fill(i);
+                    thread::current().id()
+                },
+            );
+            assert_eq!(out, [i; 16]);
+            there += usize::from(id != here);
+        }
+        assert!(there > 0, "the helper never took a section");
+    }
+
+    #[test]
+    fn a_parked_helper_is_woken_and_takes_sections() {
+        let helper = Helper::start("test-helper").unwrap();
+        let mut there = 0;
+        for _ in 0..20 {
+            // Parked by now.
+            thread::sleep(SPIN * 10);
+            there += usize::from(taken(&helper));
+        }
+        assert!(there >= 10, "the helper took {there} of 20");
+    }
+
+    #[test]
+    fn the_panic_that_reaches_the_caller_is_the_one_that_happened_and_the_helper_lives_on() {
+        let helper = Helper::start("test-helper").unwrap();
+        for (a_panics, b_panics, expected) in [
+            (true, false, "first half"),
+            (false, true, "second half"),
+            (true, true, "first half"),
+        ] {
+            let caught = panic::catch_unwind(AssertUnwindSafe(|| {
+                helper.join(
+                    || {
+                        thread::sleep(Duration::from_micros(300));
+                        assert!(!a_panics, "first half");
+                    },
+                    || assert!(!b_panics, "second half"),
+                )
+            }));
+            assert_eq!(message(caught.unwrap_err()), expected);
+        }
+        assert!((0..20).any(|_| taken(&helper)), "the helper no longer takes sections");
+    }
+
+    #[test]
+    fn every_item_is_taken_once_and_the_helper_takes_some() {
+        let helper = Helper::start("test-helper").unwrap();
+        let here = thread::current().id();
+        let mut items: Vec<(u32, Option<thread::ThreadId>)> = vec![(0, None); 200];
+        Team::Helper(&helper).for_each(items.iter_mut(), |(count, by)| {
+            thread::sleep(Duration::from_micros(50));
+            *count += 1;
+            *by = Some(thread::current().id());
+        });
+        assert!(items.iter().all(|&(count, _)| count == 1));
+        assert!(items.iter().any(|&(_, by)| by != Some(here)), "the helper took no item");
+        for team in [Team::Alone, Team::Pool] {
             let mut seen = vec![0u32; 1000];
             team.for_each(seen.iter_mut(), |s| *s += 1);
             assert!(seen.iter().all(|&s| s == 1), "{team:?}");
         }
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
         pool.install(|| {
             let mut seen = vec![0u32; 1000];
             Team::Pool.for_each(seen.iter_mut(), |s| *s += 1);
@@ -377,27 +439,29 @@ mod tests {
     }
 
     #[test]
-    fn a_panic_in_either_half_reaches_the_caller_and_the_helper_lives_on() {
-        let helper = Helper::start("test-helper").unwrap();
-        for first in [true, false] {
-            let caught = panic::catch_unwind(AssertUnwindSafe(|| {
-                helper.join(
-                    || {
-                        thread::sleep(Duration::from_micros(100));
-                        assert!(!first, "first half");
-                    },
-                    || assert!(first, "second half"),
-                )
-            }));
-            assert!(caught.is_err());
-        }
-        assert_eq!(helper.join(|| 1, || 2), (1, 2));
-    }
-
-    #[test]
-    fn nested_joins_run_on_the_caller() {
+    fn nested_joins_and_two_callers_at_once_run_what_the_helper_cannot_take_themselves() {
         let helper = Helper::start("test-helper").unwrap();
         let ((a, b), (c, d)) = helper.join(|| helper.join(|| 1, || 2), || helper.join(|| 3, || 4));
         assert_eq!((a, b, c, d), (1, 2, 3, 4));
+        let runs = AtomicUsize::new(0);
+        thread::scope(|s| {
+            for caller in 0..2u64 {
+                let (helper, runs) = (&helper, &runs);
+                s.spawn(move || {
+                    for i in 0..2000u64 {
+                        let (a, b) = helper.join(
+                            || caller * i,
+                            || {
+                                runs.fetch_add(1, Ordering::Relaxed);
+                                caller + i
+                            },
+                        );
+                        assert_eq!((a, b), (caller * i, caller + i));
+                    }
+                });
+            }
+        });
+        assert_eq!(runs.load(Ordering::Relaxed), 4000);
+        assert!((0..20).any(|_| taken(&helper)), "the helper no longer takes sections");
     }
 }

@@ -186,8 +186,11 @@ pub struct World {
     bodies: Slots<Mutex<Body>>,
     pool: Option<Workers>,
     /// The thread that shares a big body's step with the caller's (`step_body` in a
-    /// two-thread world), started the first time it is needed.
+    /// two-thread world), started the first time it is needed ...
     helper: Option<Helper>,
+    /// ... unless it could not be, or this process may run on one processor only (the
+    /// caller would wait for a helper that cannot run beside it).
+    no_helper: bool,
     batch_mark: u64,
     wind: DVec3,
     current: DVec3,
@@ -237,6 +240,7 @@ impl World {
             bodies: Slots::new(HandleKind::Body),
             pool,
             helper: None,
+            no_helper: false,
             batch_mark: 0,
             wind: DVec3::ZERO,
             current: DVec3::ZERO,
@@ -485,14 +489,18 @@ impl World {
     /// (which this starts the first time and wakes): a big one in a two-thread world.
     /// With more threads the pool shares it: it has more of them. (On two, the step stays
     /// on the host's thread beside the helper: the pool's hand-overs cost a tenth of
-    /// such a step, `crate::team`.) Not if no thread could be started: the pool then
-    /// does it.
+    /// such a step, `crate::team`.) Not if no thread could be started, or if this
+    /// process may use one processor only: the pool then does it.
     fn wake_helper(&mut self, divisible: bool) -> bool {
         if !divisible || self.thread_count() != 2 {
             return false;
         }
-        if self.helper.is_none() {
-            self.helper = Helper::start("keel-helper").ok();
+        if self.helper.is_none() && !self.no_helper {
+            let processors = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+            if processors >= 2 {
+                self.helper = Helper::start("keel-helper").ok();
+            }
+            self.no_helper = self.helper.is_none();
         }
         self.helper.as_ref().inspect(|h| h.wake()).is_some()
     }
