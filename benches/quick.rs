@@ -213,7 +213,7 @@ fn main() {
             false,
         ),
         run(
-            "1 bunny, Gerstner-16, patch, pool",
+            "1 bunny, Gerstner-16, patch, shared",
             &SceneDesc {
                 sea: Sea::Gerstner16,
                 ..SceneDesc::new(&bunny, 1, 300.0)

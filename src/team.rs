@@ -123,6 +123,9 @@ struct Task {
     run: unsafe fn(*const ()),
 }
 
+/// On cache lines of its own: the helper reads it in a loop, and another thread's writes
+/// to anything sharing its line would stall both.
+#[repr(align(128))]
 struct Shared {
     state: AtomicU8,
     /// Written by the host between `WRITING` and `POSTED`, read by the helper after it
