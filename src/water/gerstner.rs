@@ -257,6 +257,30 @@ impl GerstnerWater {
 /// Points solved side by side in [`sample_batch`], one per vector lane.
 const LANES: usize = 8;
 
+/// Waves whose angles [`GerstnerWater::surfaces_at`] works out at a time, before their
+/// sines and cosines in one call: one wave's eight lanes are a single vector, and its
+/// polynomials' chain of dependent steps left the processor idle; many waves' interleave.
+const WAVES: usize = 16;
+
+/// [`WAVES`] waves' angles, sines and cosines in [`LANES`] lanes: room that
+/// [`GerstnerWater::surfaces_at`] writes before it reads, kept for a whole batch rather
+/// than zeroed (3 kB) at each of its surface evaluations.
+struct Angles {
+    theta: [[f64; LANES]; WAVES],
+    sines: [[f64; LANES]; WAVES],
+    cosines: [[f64; LANES]; WAVES],
+}
+
+impl Angles {
+    fn new() -> Self {
+        Self {
+            theta: [[0.0; LANES]; WAVES],
+            sines: [[0.0; LANES]; WAVES],
+            cosines: [[0.0; LANES]; WAVES],
+        }
+    }
+}
+
 /// The surface at [`LANES`] rest positions, one number per lane: what
 /// [`GerstnerWater::surface_at`] gives for one, in the same arithmetic.
 #[derive(Clone, Copy, Debug, Default)]
@@ -288,18 +312,13 @@ impl GerstnerWater {
     /// one-point answer's to the bit, and the lanes fill a vector (summing one point's
     /// waves across a vector would reorder its additions).
     #[inline(always)]
-    fn surfaces_at(&self, x0: &[[f64; LANES]; 2], t: f64) -> Lanes {
+    fn surfaces_at(&self, x0: &[[f64; LANES]; 2], t: f64, angles: &mut Angles) -> Lanes {
         let mut s = Lanes {
             height: [self.level; LANES],
             jacobian: [[1.0; LANES], [0.0; LANES], [0.0; LANES], [1.0; LANES]],
             ..Lanes::default()
         };
-        // Sixteen waves' angles at a time, then their sines and cosines in one call: one
-        // wave's eight lanes are a single vector, and its polynomials' chain of dependent
-        // steps left the processor idle; many waves' interleave.
-        const WAVES: usize = 16;
-        let mut theta = [[0.0; LANES]; WAVES];
-        let (mut sines, mut cosines) = ([[0.0; LANES]; WAVES], [[0.0; LANES]; WAVES]);
+        let Angles { theta, sines, cosines } = angles;
         for waves in self.waves.chunks(WAVES) {
             for (theta, w) in theta.iter_mut().zip(waves) {
                 let start = w.phase - w.omega * t;
@@ -313,7 +332,7 @@ impl GerstnerWater {
                 &mut sines.as_flattened_mut()[..count],
                 &mut cosines.as_flattened_mut()[..count],
             );
-            for ((w, sines), cosines) in waves.iter().zip(&sines).zip(&cosines) {
+            for ((w, sines), cosines) in waves.iter().zip(&*sines).zip(&*cosines) {
                 for l in 0..LANES {
                     let (sin, cos) = (sines[l], cosines[l]);
                     s.height[l] += w.amplitude * cos;
@@ -340,13 +359,19 @@ impl GerstnerWater {
     /// until its own residual is small enough, and a lane that is done keeps its answer
     /// while the others go on.
     #[inline(always)]
-    fn solve_lanes(&self, x: [DVec2; LANES], mut x0: [DVec2; LANES], t: f64) -> ([DVec2; LANES], Lanes) {
+    fn solve_lanes(
+        &self,
+        x: [DVec2; LANES],
+        mut x0: [DVec2; LANES],
+        t: f64,
+        angles: &mut Angles,
+    ) -> ([DVec2; LANES], Lanes) {
         let tolerance = x.map(|x| 1e-6 + 1e-13 * x.length());
         let mut done = [false; LANES];
         let mut out = Lanes::default();
         for _ in 0..MAX_ITERATIONS {
             let at = [x0.map(|p| p.x), x0.map(|p| p.y)];
-            let s = self.surfaces_at(&at, t);
+            let s = self.surfaces_at(&at, t, angles);
             for l in 0..LANES {
                 if done[l] {
                     continue;
@@ -402,6 +427,7 @@ fn sample_batch(
 ) {
     // The last group's points: each point, its rest position and d(x0)/d(x) there.
     let mut last: [Option<(DVec2, DVec2, DMat2)>; LANES] = [None; LANES];
+    let mut angles = Angles::new();
     for (group, chunk) in points.chunks(LANES).enumerate() {
         // A short last group repeats its last point in the spare lanes.
         let x: [DVec2; LANES] = std::array::from_fn(|l| {
@@ -415,7 +441,7 @@ fn sample_batch(
             };
             if guess.is_finite() { guess } else { x[l] }
         });
-        let (x0, lanes) = sea.solve_lanes(x, guess, t);
+        let (x0, lanes) = sea.solve_lanes(x, guess, t, &mut angles);
         last = [None; LANES];
         for l in 0..chunk.len() {
             let s = lanes.lane(l);
@@ -548,7 +574,7 @@ mod tests {
     fn each_lane_is_the_one_point_answer(sea: &GerstnerWater) {
         let t = 4.2;
         let x0: [DVec2; LANES] = std::array::from_fn(|l| DVec2::new(l as f64 * 1.3 - 4.0, (l as f64).sin() * 3.0));
-        let lanes = sea.surfaces_at(&[x0.map(|p| p.x), x0.map(|p| p.y)], t);
+        let lanes = sea.surfaces_at(&[x0.map(|p| p.x), x0.map(|p| p.y)], t, &mut Angles::new());
         for (l, &p) in x0.iter().enumerate() {
             let (one, lane) = (sea.surface_at(p, t), lanes.lane(l));
             assert_eq!(format!("{one:?}"), format!("{lane:?}"), "lane {l}");
@@ -557,7 +583,7 @@ mod tests {
         // with the answer the one-point solver gives from the same guess.
         let x: [DVec2; LANES] = std::array::from_fn(|l| DVec2::new(l as f64 * 0.9 - 3.0, 2.0 - l as f64 * 0.4));
         let guess: [DVec2; LANES] = std::array::from_fn(|l| if l % 2 == 0 { x[l] } else { x[l] + DVec2::splat(0.3) });
-        let (x0, lanes) = sea.solve_lanes(x, guess, t);
+        let (x0, lanes) = sea.solve_lanes(x, guess, t, &mut Angles::new());
         for l in 0..LANES {
             let (p, one) = sea.solve_from(x[l], guess[l], t);
             assert_eq!(p, x0[l], "lane {l}");
