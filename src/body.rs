@@ -1039,17 +1039,6 @@ impl Body {
         let shared = loops && team.is_shared() && hull.columns.len() > PARALLEL_ROWS;
         if !loops {
             cut.extend(0..hull.triangles.len() as u32);
-        } else if shared {
-            // The triangles the water cuts, from their corners' heights, before the whole
-            // triangles' pass finds them (from the same heights; for flat water computed in
-            // the loop with the same arithmetic, to the bit), so that they can be worked
-            // beside it. (Without a second thread they are taken from the pass's chunks.)
-            for (j, tri) in hull.triangles.iter().enumerate() {
-                let under = tri.iter().filter(|&&i| samples.heights[i as usize] < 0.0).count();
-                if under != 0 && under != 3 {
-                    cut.push(j as u32);
-                }
-            }
         }
         // The whole triangles, in the vectorised loops, by chunks of rows: `$body` runs
         // `$whole` on each of `$chunks` (an iterator), and the loops write each chunk's
@@ -1286,25 +1275,23 @@ impl Body {
             // this thread takes chunks too (with the cut triangles on the other thread,
             // they took 60 % longer).
             let cut_sums = whole_triangles!(|chunks, whole| {
-                let chunks = std::sync::Mutex::new(chunks);
-                let take = || {
-                    loop {
-                        let next = chunks.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next();
-                        match next {
-                            Some(chunk) => whole(chunk),
-                            None => break,
-                        }
-                    }
-                };
-                let (cut_sums, ()) = team.join(
+                team.share(
                     || {
-                        let sums = cut_triangles!(&cut, |j: usize, now| cut_history.push((j as u32, now)));
-                        take();
-                        sums
+                        // The triangles the water cuts, from their corners' heights, as the
+                        // whole triangles' pass finds them (from the same heights; for flat
+                        // water computed in the loop with the same arithmetic, to the bit).
+                        // (Without a second thread they are taken from the pass's chunks.)
+                        for (j, tri) in hull.triangles.iter().enumerate() {
+                            let under = tri.iter().filter(|&&i| samples.heights[i as usize] < 0.0).count();
+                            if under != 0 && under != 3 {
+                                cut.push(j as u32);
+                            }
+                        }
+                        cut_triangles!(&cut, |j: usize, now| cut_history.push((j as u32, now)))
                     },
-                    || team.everyone(&take),
-                );
-                cut_sums
+                    chunks,
+                    whole,
+                )
             });
             debug_assert!(self.chunks.iter().flat_map(|c| &c.cut).eq(cut.iter()));
             (whole_sums(&self.chunks), cut_sums)
@@ -1421,36 +1408,49 @@ impl Body {
                     chunk.drag = drag_pass(&mesh, range, wet, &end, &drag, &mut scratch);
                     Scratch::give_back(scratch);
                 };
+                // The pieces of cut triangles, a block at a time, their sums from zero.
+                let (pieces, sources, normals, waters) = (
+                    &out.pieces,
+                    &out.sources,
+                    &self.normals,
+                    &self.triangle_water_velocities,
+                );
+                macro_rules! piece_drag {
+                    () => {{
+                        let mut sums = DragSums::default();
+                        let mut scratch = Scratch::take();
+                        for (piece, &j) in pieces.iter().zip(sources) {
+                            let j = j as usize;
+                            if scratch.pieces.push(*piece, normals[j], waters[j]) {
+                                sums += drag_pieces(&mut scratch, &end, &drag);
+                            }
+                        }
+                        if !scratch.pieces.is_empty() {
+                            sums += drag_pieces(&mut scratch, &end, &drag);
+                        }
+                        // (Given back before this thread takes a chunk: a thread lends its
+                        // buffers to one taker at a time.)
+                        Scratch::give_back(scratch);
+                        sums
+                    }};
+                }
                 let rows = hull.columns.len();
                 let timer = sections::time(Section::DragPass);
                 let chunks = chunk_ranges(rows).zip(self.chunks.iter_mut()).zip(self.wet.iter());
-                if team.is_shared() && rows > PARALLEL_ROWS {
-                    team.for_each(chunks, pass);
+                let piece_sums = if team.is_shared() && rows > PARALLEL_ROWS {
+                    // This thread's share begins with the pieces, the others' with the chunks.
+                    team.share(|| piece_drag!(), chunks, pass)
                 } else {
                     chunks.for_each(pass);
-                }
+                    piece_drag!()
+                };
                 timer.stop();
                 let mut sums = DragSums::default();
                 for chunk in &self.chunks {
                     sums += chunk.drag;
                 }
                 add((sums.viscous, sums.pressure, sums.torque));
-                // The pieces of cut triangles, a block at a time (after the chunks: a
-                // thread lends its buffers to one taker at a time).
-                let mut scratch = Scratch::take();
-                for (piece, &j) in out.pieces.iter().zip(&out.sources) {
-                    let j = j as usize;
-                    let (normal, water) = (self.normals[j], self.triangle_water_velocities[j]);
-                    if scratch.pieces.push(*piece, normal, water) {
-                        let sums = drag_pieces(&mut scratch, &end, &drag);
-                        add((sums.viscous, sums.pressure, sums.torque));
-                    }
-                }
-                if !scratch.pieces.is_empty() {
-                    let sums = drag_pieces(&mut scratch, &end, &drag);
-                    add((sums.viscous, sums.pressure, sums.torque));
-                }
-                Scratch::give_back(scratch);
+                add((piece_sums.viscous, piece_sums.pressure, piece_sums.torque));
             }
         }
         let submerged_count = out.pieces.len() + wet_count;

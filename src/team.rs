@@ -59,16 +59,23 @@ impl Team<'_> {
         }
     }
 
-    /// Calls `each` on every item, the team's threads taking items one at a time from the
-    /// front as each is free (the items' order of processing is then unknown, so each
-    /// item should write its own output).
-    pub(crate) fn for_each<I>(self, items: I, each: impl Fn(I::Item) + Sync)
+    /// Runs `first` on this thread, then calls `each` on items as they come; the team's
+    /// other threads start on the items at once. Every thread takes items one at a time
+    /// from the front as it is free, so the order of processing is unknown and each item
+    /// should write its own output. `first` is for work best done by the thread whose
+    /// caches hold its data.
+    pub(crate) fn share<I, R>(self, first: impl FnOnce() -> R + Send, items: I, each: impl Fn(I::Item) + Sync) -> R
     where
         I: Iterator + Send,
         I::Item: Send,
+        R: Send,
     {
         match self {
-            Team::Alone => items.for_each(each),
+            Team::Alone => {
+                let first = first();
+                items.for_each(each);
+                first
+            }
             _ => {
                 let items = Mutex::new(items);
                 let take = || loop {
@@ -78,7 +85,15 @@ impl Team<'_> {
                         None => break,
                     }
                 };
-                self.everyone(&take);
+                let (first, ()) = self.join(
+                    || {
+                        let first = first();
+                        take();
+                        first
+                    },
+                    || self.everyone(&take),
+                );
+                first
             }
         }
     }
@@ -417,28 +432,29 @@ mod tests {
     }
 
     #[test]
-    fn every_item_is_taken_once_and_the_helper_takes_some() {
+    fn every_item_is_taken_once_first_runs_here_and_the_helper_takes_some() {
         let helper = Helper::start("test-helper").unwrap();
         let here = thread::current().id();
         let mut items: Vec<(u32, Option<thread::ThreadId>)> = vec![(0, None); 200];
-        Team::Helper(&helper).for_each(items.iter_mut(), |(count, by)| {
-            thread::sleep(Duration::from_micros(50));
-            *count += 1;
-            *by = Some(thread::current().id());
-        });
+        let first = Team::Helper(&helper).share(
+            || thread::current().id(),
+            items.iter_mut(),
+            |(count, by)| {
+                thread::sleep(Duration::from_micros(50));
+                *count += 1;
+                *by = Some(thread::current().id());
+            },
+        );
+        assert_eq!(first, here);
         assert!(items.iter().all(|&(count, _)| count == 1));
         assert!(items.iter().any(|&(_, by)| by != Some(here)), "the helper took no item");
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
         for team in [Team::Alone, Team::Pool] {
             let mut seen = vec![0u32; 1000];
-            team.for_each(seen.iter_mut(), |s| *s += 1);
+            let first = pool.install(|| team.share(|| 7, seen.iter_mut(), |s| *s += 1));
+            assert_eq!(first, 7);
             assert!(seen.iter().all(|&s| s == 1), "{team:?}");
         }
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-        pool.install(|| {
-            let mut seen = vec![0u32; 1000];
-            Team::Pool.for_each(seen.iter_mut(), |s| *s += 1);
-            assert!(seen.iter().all(|&s| s == 1));
-        });
     }
 
     #[test]
