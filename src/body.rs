@@ -1593,8 +1593,8 @@ impl Body {
             None
         };
         if self.patch.is_used() && !env.water.is_cheap() {
-            // A big hull stepped alone on a world's pool shares the patch with a second
-            // thread, as it shares its triangles.
+            // A big hull stepped alone shares the patch with its team (the world's helper
+            // thread or pool), as it shares its triangles.
             let team = if self.hull.columns.len() > PARALLEL_ROWS {
                 env.team()
             } else {

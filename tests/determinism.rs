@@ -165,12 +165,53 @@ fn a_big_hull_stepped_alone_shares_its_triangles_and_gets_the_same_forces() {
                 .unwrap();
             forces.push(bits(&one[0]));
         }
+        if threads == 2 {
+            helper_thread_ran();
+        }
         forces
     };
     let alone = step(1);
     assert!(alone[0][1] != 0, "the big body must feel forces");
+    // Two threads: the caller's and the world's helper thread; three: the world's pool.
     assert_eq!(alone, step(2));
     assert_eq!(alone, step(3));
+}
+
+/// That a two-thread world's big body was stepped beside a helper thread (not on the
+/// pool, which the helper replaces unless it could not start): its thread exists in this
+/// process. Linux only (it reads /proc), and only where the process may use two
+/// processors (on one, no helper is started, by design).
+fn helper_thread_ran() {
+    let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        eprintln!("skipped: no /proc/self/task to find the helper thread in");
+        return;
+    };
+    if processors < 2 {
+        eprintln!("skipped: this process may use one processor only, so no helper thread is started");
+        return;
+    }
+    drop(tasks);
+    let names = || -> Vec<String> {
+        std::fs::read_dir("/proc/self/task")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|t| std::fs::read_to_string(t.path().join("comm")).ok())
+            .map(|n| n.trim().to_owned())
+            .collect()
+    };
+    // A thread takes its name when it first runs, which on a machine busy with the other
+    // tests may be after the steps (a late helper's shares are taken back by the caller).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !names().iter().any(|n| n == "keel-helper") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no helper thread among {:?}",
+            names()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
 }
 
 #[test]
