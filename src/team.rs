@@ -59,14 +59,15 @@ impl Team<'_> {
         }
     }
 
-    /// Runs `first` on this thread, then calls `each` on items as they come; the team's
-    /// other threads start on the items at once. Every thread takes items one at a time
-    /// from the front as it is free, so the order of processing is unknown and each item
-    /// should write its own output. `first` is for work best done by the thread whose
-    /// caches hold its data.
+    /// Runs `first` on this thread, then calls `each` on items from the front as they
+    /// come, while the team's other threads start at once on items from the back. Every
+    /// thread takes one item at a time as it is free, so the order of processing is
+    /// unknown and each item should write its own output. `first` is for work best done
+    /// by the thread whose caches hold its data; the two ends keep each thread on much
+    /// the same items from one step to the next, whose data its caches still hold.
     pub(crate) fn share<I, R>(self, first: impl FnOnce() -> R + Send, items: I, each: impl Fn(I::Item) + Sync) -> R
     where
-        I: Iterator + Send,
+        I: DoubleEndedIterator + Send,
         I::Item: Send,
         R: Send,
     {
@@ -78,8 +79,11 @@ impl Team<'_> {
             }
             _ => {
                 let items = Mutex::new(items);
-                let take = || loop {
-                    let next = items.lock().unwrap_or_else(PoisonError::into_inner).next();
+                let take = |front: bool| loop {
+                    let next = {
+                        let mut items = items.lock().unwrap_or_else(PoisonError::into_inner);
+                        if front { items.next() } else { items.next_back() }
+                    };
                     match next {
                         Some(item) => each(item),
                         None => break,
@@ -88,10 +92,10 @@ impl Team<'_> {
                 let (first, ()) = self.join(
                     || {
                         let first = first();
-                        take();
+                        take(true);
                         first
                     },
-                    || self.everyone(&take),
+                    || self.everyone(&|| take(false)),
                 );
                 first
             }

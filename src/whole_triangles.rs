@@ -162,7 +162,7 @@ pub(crate) const CHUNK_ROWS: usize = 8 * BLOCK;
 pub(crate) const PARALLEL_ROWS: usize = 4 * CHUNK_ROWS;
 
 /// The row ranges of the chunks of `rows` rows.
-pub(crate) fn chunk_ranges(rows: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+pub(crate) fn chunk_ranges(rows: usize) -> impl DoubleEndedIterator<Item = std::ops::Range<usize>> + ExactSizeIterator {
     (0..rows)
         .step_by(CHUNK_ROWS)
         .map(move |s| s..(s + CHUNK_ROWS).min(rows))
