@@ -279,28 +279,15 @@ impl BodyState {
     /// Checks every number and returns the state with a unit rotation. Rotations are
     /// renormalised (engines' quaternions drift); a zero or non-finite one is refused.
     pub fn validated(&self) -> Result<Self> {
-        let vectors = [
-            ("position", self.position),
-            ("linear_velocity", self.linear_velocity),
-            ("angular_velocity", self.angular_velocity),
-            ("center_of_mass", self.center_of_mass),
-        ];
-        for (name, v) in vectors {
-            if !v.is_finite() {
-                return Err(Error::argument(format!("state.{name} must be finite, got {v}")));
-            }
-        }
-        for (name, v, limit, unit) in [
-            ("position", self.position, MAX_COORDINATE, "m"),
-            ("center_of_mass", self.center_of_mass, MAX_COORDINATE, "m"),
-            ("linear_velocity", self.linear_velocity, MAX_SPEED, "m/s"),
-            ("angular_velocity", self.angular_velocity, MAX_SPEED, "rad/s"),
-        ] {
-            if v.abs().max_element() > limit {
-                return Err(Error::argument(format!(
-                    "state.{name} {v} is beyond {limit:e} {unit}: no floating body is there"
-                )));
-            }
+        // One comparison per number when all is well (NaN compares false, infinity is
+        // beyond every limit); the messages sort out what is wrong otherwise.
+        let within = |v: DVec3, limit: f64| v.abs().cmple(DVec3::splat(limit)).all();
+        if !(within(self.position, MAX_COORDINATE)
+            && within(self.center_of_mass, MAX_COORDINATE)
+            && within(self.linear_velocity, MAX_SPEED)
+            && within(self.angular_velocity, MAX_SPEED))
+        {
+            return Err(self.out_of_range());
         }
         let length = self.rotation.length();
         if !self.rotation.is_finite() || length < 1e-6 {
@@ -313,6 +300,36 @@ impl BodyState {
             rotation: self.rotation / length,
             ..*self
         })
+    }
+
+    /// What is wrong with a state whose vectors are not all finite and within limits.
+    #[cold]
+    fn out_of_range(&self) -> Error {
+        let vectors = [
+            ("position", self.position),
+            ("linear_velocity", self.linear_velocity),
+            ("angular_velocity", self.angular_velocity),
+            ("center_of_mass", self.center_of_mass),
+        ];
+        for (name, v) in vectors {
+            if !v.is_finite() {
+                return Error::argument(format!("state.{name} must be finite, got {v}"));
+            }
+        }
+        for (name, v, limit, unit) in [
+            ("position", self.position, MAX_COORDINATE, "m"),
+            ("center_of_mass", self.center_of_mass, MAX_COORDINATE, "m"),
+            ("linear_velocity", self.linear_velocity, MAX_SPEED, "m/s"),
+            ("angular_velocity", self.angular_velocity, MAX_SPEED, "rad/s"),
+        ] {
+            if v.abs().max_element() > limit {
+                return Error::argument(format!(
+                    "state.{name} {v} is beyond {limit:e} {unit}: no floating body is there"
+                ));
+            }
+        }
+        // (Not reached: a vector fails `within` only by one of the above.)
+        Error::argument("state has a number out of range")
     }
 }
 
@@ -364,9 +381,8 @@ impl BodyForces {
             self.air_force,
             self.damping_force,
         ];
-        vectors
-            .iter()
-            .all(|v| v.is_finite() && v.abs().max_element() <= MAX_FORCE)
+        // (NaN compares false and infinity is beyond the limit: one comparison each.)
+        vectors.iter().all(|v| v.abs().cmple(DVec3::splat(MAX_FORCE)).all())
             && self.center_of_buoyancy.is_finite()
             && self.submerged_volume.is_finite()
             && self.submerged_area.is_finite()
@@ -993,7 +1009,8 @@ impl Body {
         let info = self.hull.info;
         let rho = env.water_density;
         let rho_g = rho * env.gravity;
-        let inertia = self.inertia(&state, com, desc.mass);
+        // Inverted once: the end-of-step motion and both limiters use the inverse.
+        let inverse_inertia = self.inertia(&state, com, desc.mass).inverse();
         let slam = SlammingParams {
             power: desc.slamming_power,
             max_acceleration: desc.slamming_max_acceleration,
@@ -1357,7 +1374,7 @@ impl Body {
         let (v_end, omega_end) = match derived {
             Some(d) => (d.end_velocity, d.end_angular_velocity),
             None => {
-                let omega_end = omega + inertia.inverse() * buoyancy_sum.torque * dt;
+                let omega_end = omega + inverse_inertia * buoyancy_sum.torque * dt;
                 (
                     v_com + (buoyancy_sum.force / desc.mass + gravity) * dt,
                     if omega_end.is_finite() { omega_end } else { omega },
@@ -1496,7 +1513,7 @@ impl Body {
                     velocity: relative_end,
                     angular_velocity: omega_end,
                     mass: desc.mass,
-                    inertia,
+                    inverse_inertia,
                 },
                 dt,
             )
@@ -1509,7 +1526,7 @@ impl Body {
                     velocity: air_relative,
                     angular_velocity: omega,
                     mass: desc.mass,
-                    inertia,
+                    inverse_inertia,
                 },
                 dt,
             )
@@ -2233,5 +2250,77 @@ mod tests {
         let next = state(0.0, -1.0);
         assert_eq!(a.step(&next, 0.02, &env).unwrap(), b.step(&next, 0.02, &env).unwrap());
         assert_eq!(detail(&mut a), detail(&mut b));
+    }
+
+    #[test]
+    fn a_state_out_of_range_is_refused_with_the_vector_and_the_reason() {
+        let good = state(0.5, -1.0);
+        assert!(good.validated().is_ok());
+        type Field = fn(&mut BodyState) -> &mut DVec3;
+        let fields: [(&str, Field, f64); 4] = [
+            ("position", |s| &mut s.position, MAX_COORDINATE),
+            ("center_of_mass", |s| &mut s.center_of_mass, MAX_COORDINATE),
+            ("linear_velocity", |s| &mut s.linear_velocity, MAX_SPEED),
+            ("angular_velocity", |s| &mut s.angular_velocity, MAX_SPEED),
+        ];
+        for (name, field, limit) in fields {
+            for axis in 0..3 {
+                for (value, reason) in [
+                    (f64::NAN, "must be finite"),
+                    (f64::INFINITY, "must be finite"),
+                    (-f64::INFINITY, "must be finite"),
+                    (limit * 1.5, "is beyond"),
+                    (-limit * 1.5, "is beyond"),
+                ] {
+                    let mut bad = good;
+                    field(&mut bad)[axis] = value;
+                    let message = bad.validated().unwrap_err().to_string();
+                    assert!(
+                        message.contains(&format!("state.{name}")) && message.contains(reason),
+                        "{name}[{axis}] = {value}: {message}"
+                    );
+                }
+                // At the limit itself: accepted.
+                let mut edge = good;
+                field(&mut edge)[axis] = -limit;
+                assert!(edge.validated().is_ok(), "{name}[{axis}] at the limit");
+            }
+        }
+        for rotation in [
+            DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+            DQuat::from_xyzw(f64::NAN, 0.0, 0.0, 1.0),
+        ] {
+            let bad = BodyState { rotation, ..good };
+            assert!(bad.validated().unwrap_err().to_string().contains("state.rotation"));
+        }
+    }
+
+    #[test]
+    fn forces_that_are_not_finite_or_beyond_the_bound_are_not_sound() {
+        let good = BodyForces {
+            force: DVec3::new(1.0, 2.0, 3.0),
+            torque: DVec3::splat(-MAX_FORCE),
+            ..BodyForces::default()
+        };
+        assert!(good.is_sound());
+        for value in [
+            f64::NAN,
+            f64::INFINITY,
+            -f64::INFINITY,
+            MAX_FORCE * 2.0,
+            -MAX_FORCE * 2.0,
+        ] {
+            for axis in 0..3 {
+                let mut bad = good;
+                bad.force[axis] = value;
+                assert!(!bad.is_sound(), "force[{axis}] = {value}");
+                let mut bad = good;
+                bad.damping_force[axis] = value;
+                assert!(!bad.is_sound(), "damping_force[{axis}] = {value}");
+            }
+        }
+        let mut bad = good;
+        bad.submerged_volume = f64::NAN;
+        assert!(!bad.is_sound());
     }
 }

@@ -194,6 +194,7 @@ impl History {
         }
     }
 
+    #[inline]
     pub fn get(&self, j: usize) -> SlammingHistory {
         let (c, k) = (&self.chunks[j / CHUNK_ROWS], j % CHUNK_ROWS);
         SlammingHistory {
@@ -202,6 +203,7 @@ impl History {
         }
     }
 
+    #[inline]
     pub fn set(&mut self, j: usize, h: SlammingHistory) {
         let (c, k) = (&mut self.chunks[j / CHUNK_ROWS], j % CHUNK_ROWS);
         c.area[k] = h.area;

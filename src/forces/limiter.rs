@@ -38,8 +38,9 @@ pub struct Motion {
     pub angular_velocity: DVec3,
     /// Mass, kg.
     pub mass: f64,
-    /// Inertia tensor about the centre of mass, world axes, kg m^2.
-    pub inertia: DMat3,
+    /// Inverse of the inertia tensor about the centre of mass, world axes, 1/(kg m^2)
+    /// (the step inverts it once for its end-of-step motion and both limiters).
+    pub inverse_inertia: DMat3,
 }
 
 /// The factor in (0, 1] that keeps dissipative `force` and `torque` from reversing the
@@ -50,7 +51,7 @@ pub fn implicit_scale(force: DVec3, torque: DVec3, motion: &Motion, dt: f64) -> 
         // The forces drive rather than oppose the motion (water pulling a body along).
         return 1.0;
     }
-    let inverse = motion.inertia.inverse();
+    let inverse = motion.inverse_inertia;
     let spin = if inverse.is_finite() {
         torque.dot(inverse * torque)
     } else {
@@ -75,7 +76,7 @@ mod tests {
             velocity: v,
             angular_velocity: w,
             mass: 2.0,
-            inertia: DMat3::from_diagonal(DVec3::splat(0.5)),
+            inverse_inertia: DMat3::from_diagonal(DVec3::splat(0.5)).inverse(),
         }
     }
 
@@ -108,8 +109,8 @@ mod tests {
         let m = motion(v, DVec3::ZERO);
         let energy = |s: f64| {
             let dv = v + force * (s * 0.1 / m.mass);
-            let dw = m.inertia.inverse() * torque * (s * 0.1);
-            0.5 * m.mass * dv.length_squared() + 0.5 * dw.dot(m.inertia * dw)
+            let dw = m.inverse_inertia * torque * (s * 0.1);
+            0.5 * m.mass * dv.length_squared() + 0.5 * dw.dot(m.inverse_inertia.inverse() * dw)
         };
         assert!(energy(off) <= energy(0.0));
     }
