@@ -19,14 +19,15 @@ use crate::forces::{
     viscous,
 };
 use crate::hull::Hull;
+use crate::lanes::{self, Group, LANES, LaneMotion, LaneScratch, LaneVectors, PassOneConstants};
 use crate::sections::{self, Section};
 use crate::team::{Helper, Team};
 use crate::water::Water;
 use crate::water::patch::WaterPatch;
 use crate::whole_triangles::{
-    ChunkOutput, DragParams, DragSums, History, HistoryChunk, Mesh, Motion, PARALLEL_ROWS, PiecePass, Pressure,
-    Scratch, WetTriangles, WholeParams, WholeSums, chunk_ranges, drag_pass, drag_pieces, is_fast_power,
-    needs_three_points, whole_pass,
+    CHUNK_ROWS, ChunkOutput, DragConstants, DragParams, DragSums, History, HistoryChunk, Mesh, Motion, PARALLEL_ROWS,
+    PiecePass, Pressure, Scratch, WetTriangles, WholeParams, WholeSums, chunk_ranges, drag_pass, drag_pieces,
+    is_fast_power, needs_three_points, whole_pass,
 };
 use crate::world::HullId;
 
@@ -655,6 +656,14 @@ fn piece_buffers(triangles: usize) -> (Vec<[DVec3; 3]>, Vec<u32>) {
     (Vec::with_capacity(2 * triangles), Vec::with_capacity(2 * triangles))
 }
 
+/// Bodies of equal keys can be stepped in one group of lanes ([`Body::lane_key`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct LaneKey {
+    hull: usize,
+    flags: u64,
+    numbers: [u64; 9],
+}
+
 /// A floating rigid body's force model and history.
 #[derive(Debug)]
 pub struct Body {
@@ -881,20 +890,18 @@ impl Body {
     /// Fails, with the body as it was before `prepare`, when the forces would not be
     /// finite (inputs at the edge of what f64 can carry).
     pub(crate) fn compute(&mut self, state: &BodyState, dt: f64, env: &Environment<'_>) -> Result<BodyForces> {
+        // A small hull alone in the lanes: the same bits as in a batch's group.
+        if self.can_step_in_lanes() {
+            let [forces, ..] = step_in_lanes(&mut [Some(self)], &[state], dt, env);
+            return forces;
+        }
         let _timer = sections::time(Section::Compute);
         compute_for_cpu(self, state, dt, env)
     }
 
     #[inline(always)]
     fn compute_here(&mut self, state: &BodyState, dt: f64, env: &Environment<'_>) -> Result<BodyForces> {
-        let conditions = Conditions {
-            gravity: env.gravity,
-            water_density: env.water_density,
-            air_density: env.air_density,
-            water_viscosity: env.water_viscosity,
-            wind: env.wind,
-            water_moves: self.needs_water_velocity(env),
-        };
+        let conditions = self.conditions(env);
         let mut replay = Replay {
             desc: self.desc,
             state: *state,
@@ -911,6 +918,13 @@ impl Body {
         self.pieces = (std::mem::take(&mut out.pieces), std::mem::take(&mut out.sources));
         self.committed.history = prior;
         self.spare = out;
+        self.commit(forces, replay)
+    }
+
+    /// Ends a step whose forces are `forces` and whose new slamming history is in
+    /// `spare`, the one it compared with in `committed`: the step is taken if its forces
+    /// are sound, undone otherwise.
+    fn commit(&mut self, forces: BodyForces, replay: Replay) -> Result<BodyForces> {
         if !forces.is_sound() {
             self.undo_prepare();
             return Err(Error::argument(
@@ -918,8 +932,8 @@ impl Body {
                  can compute with",
             ));
         }
-        // Commit: the prior becomes the committed history, the output the committed set,
-        // and the spare keeps what they replaced.
+        // The prior becomes the committed history, the output the committed set, and the
+        // spare keeps what they replaced.
         std::mem::swap(&mut self.prior_history, &mut self.committed.history);
         std::mem::swap(&mut self.committed, &mut self.spare);
         self.had_history = self.has_history;
@@ -928,6 +942,57 @@ impl Body {
         self.replays[self.latest] = Some(replay);
         self.detail = None;
         Ok(forces)
+    }
+
+    /// The world's constants for this body's step.
+    fn conditions(&self, env: &Environment<'_>) -> Conditions {
+        Conditions {
+            gravity: env.gravity,
+            water_density: env.water_density,
+            air_density: env.air_density,
+            water_viscosity: env.water_viscosity,
+            wind: env.wind,
+            water_moves: self.needs_water_velocity(env),
+        }
+    }
+
+    /// Whether [`step_in_lanes`] can step this body: a small hull (its slamming history
+    /// one chunk of rows) and the forces the lanes compute (exact pressure, no lumped
+    /// resistance, the default drag falloffs, a slamming power the loops take).
+    pub(crate) fn can_step_in_lanes(&self) -> bool {
+        let d = &self.desc;
+        self.hull.columns.len() <= CHUNK_ROWS
+            && !self.hull.triangles.is_empty()
+            && d.buoyancy == BuoyancyModel::Pressure
+            && d.forces & FORCE_LUMPED_RESISTANCE == 0
+            && d.pressure_falloff == 0.5
+            && d.suction_falloff == 0.5
+            && is_fast_power(d.slamming_power)
+    }
+
+    /// What bodies stepped in one group of lanes must share: the hull, what the lanes
+    /// compute the same for all (which forces, the coefficients the loops read), and
+    /// whether slamming has a last step to compare with. (Mass, inertia, damping and the
+    /// rest are each body's own.)
+    pub(crate) fn lane_key(&self) -> LaneKey {
+        let d = &self.desc;
+        let c = d.drag_coefficients();
+        LaneKey {
+            hull: Arc::as_ptr(&self.hull) as usize,
+            flags: u64::from(d.forces) | u64::from(d.vertical_buoyancy_only) << 32 | u64::from(self.has_history) << 33,
+            numbers: [
+                d.slamming_power,
+                d.slamming_max_acceleration,
+                d.slamming_multiplier,
+                d.air_drag_coefficient,
+                c.pressure_linear,
+                c.pressure_quadratic,
+                c.suction_linear,
+                c.suction_quadratic,
+                c.reference_speed,
+            ]
+            .map(f64::to_bits),
+        }
     }
 
     /// Undoes a successful [`Body::prepare`] whose step is not taken.
@@ -991,15 +1056,11 @@ impl Body {
             dt,
             conditions: env,
             had_history,
-            derived,
+            ..
         } = *replay;
         let on = |bit: u32| desc.forces & bit != 0;
         let lumped = on(FORCE_LUMPED_RESISTANCE);
-        let (viscous_on, drag_on, air_on) = (
-            on(FORCE_VISCOUS) && !lumped,
-            on(FORCE_PRESSURE_DRAG) && !lumped,
-            on(FORCE_AIR) && !lumped,
-        );
+        let air_on = on(FORCE_AIR) && !lumped;
         let water_moves = env.water_moves;
         let water_mean = self.samples.mean_velocity;
 
@@ -1352,50 +1413,25 @@ impl Body {
         projected_area += sums.projected_area;
         emerged_area += sums.emerged_area;
         emerged_moment += sums.emerged_moment;
-        let area_centroid = (wetted_area > 0.0).then(|| wetted_moment / wetted_area);
-        let volume_buoyancy = match desc.buoyancy {
-            BuoyancyModel::Volume => volume.centroid().map(|c| (volume.volume, c)),
-            BuoyancyModel::AreaRatio => area_centroid.map(|c| (info.volume * wetted_area / info.area, c)),
-            _ => None,
+        let mut totals = PassOne {
+            buoyancy: buoyancy_sum,
+            slamming,
+            air,
+            volume,
+            wetted_area,
+            wetted_moment,
+            projected_area,
+            emerged_area,
+            emerged_moment,
         };
-        if let Some((displaced, point)) = volume_buoyancy {
-            let force = DVec3::new(0.0, rho_g * displaced, 0.0);
-            buoyancy_sum.add(point - com, force);
-            sink.force(Kind::Hydrostatic, point, force);
-        }
-        let centre_of_buoyancy = match desc.buoyancy {
-            BuoyancyModel::AreaRatio => area_centroid,
-            _ => volume.centroid().or(area_centroid),
-        };
-        let wetted_ratio = (wetted_area / info.area).min(1.0);
-
-        // The motion at the end of the step under buoyancy and gravity alone.
-        let gravity = DVec3::new(0.0, -env.gravity, 0.0);
-        let (v_end, omega_end) = match derived {
-            Some(d) => (d.end_velocity, d.end_angular_velocity),
-            None => {
-                let omega_end = omega + inverse_inertia * buoyancy_sum.torque * dt;
-                (
-                    v_com + (buoyancy_sum.force / desc.mass + gravity) * dt,
-                    if omega_end.is_finite() { omega_end } else { omega },
-                )
-            }
-        };
-        let relative_end = v_end - water_mean;
-        let length = if desc.hull_length > 0.0 {
-            desc.hull_length
-        } else {
-            info.bounds_max.z - info.bounds_min.z
-        };
+        let middle = after_pass_one(replay, &info, &mut totals, water_mean, &inverse_inertia, sink);
+        let Middle {
+            v_end, omega_end, drag, ..
+        } = middle;
 
         // Pass 2: viscous and pressure drag on the submerged pieces at that motion.
         let (mut viscous_force, mut pressure_force, mut drag_torque) = (DVec3::ZERO, DVec3::ZERO, DVec3::ZERO);
-        if viscous_on || drag_on {
-            let cf = viscous::friction_coefficient(relative_end.length(), length, env.water_viscosity);
-            let drag = DragParams {
-                viscous: viscous_on.then_some((rho, cf)),
-                pressure: drag_on.then(|| desc.drag_coefficients()),
-            };
+        if let Some(drag) = drag {
             let end = Motion {
                 com,
                 velocity: v_end,
@@ -1473,112 +1509,15 @@ impl Body {
         let submerged_count = out.pieces.len() + wet_count;
         self.cut = cut;
         self.cut_history = cut_history;
-
-        let (mut damping_force, mut damping_couple) = (DVec3::ZERO, DVec3::ZERO);
-        if on(FORCE_DAMPING) {
-            (damping_force, damping_couple) = damping::damping(
-                relative_end,
-                omega_end,
-                wetted_ratio,
-                desc.linear_damping,
-                desc.angular_damping,
-            );
-            sink.force(Kind::Water, com, damping_force);
-        }
-        if lumped {
-            if let Some(point) = centre_of_buoyancy {
-                let cf = viscous::friction_coefficient(relative_end.length(), length, env.water_viscosity);
-                let (friction, residual) =
-                    lumped::water_resistance(relative_end, wetted_area, rho, cf, desc.residual_resistance);
-                viscous_force += friction;
-                pressure_force += residual;
-                drag_torque += (point - com).cross(friction + residual);
-                sink.force(Kind::Water, point, friction + residual);
-            }
-            if emerged_area > 0.0 {
-                let point = emerged_moment / emerged_area;
-                let force =
-                    lumped::air_resistance(air_relative, projected_area, env.air_density, desc.air_drag_coefficient);
-                air.add(point - com, force);
-                sink.force(Kind::Air, point, force);
-            }
-        }
-
-        // Dissipative forces must not reverse the motion they oppose within the step.
-        let water_scale = || {
-            limiter::implicit_scale(
-                viscous_force + pressure_force + slamming.force + damping_force,
-                drag_torque + slamming.torque + damping_couple,
-                &limiter::Motion {
-                    velocity: relative_end,
-                    angular_velocity: omega_end,
-                    mass: desc.mass,
-                    inverse_inertia,
-                },
-                dt,
-            )
-        };
-        let air_scale = || {
-            limiter::implicit_scale(
-                air.force,
-                air.torque,
-                &limiter::Motion {
-                    velocity: air_relative,
-                    angular_velocity: omega,
-                    mass: desc.mass,
-                    inverse_inertia,
-                },
-                dt,
-            )
-        };
-        let (water_scale, air_scale) =
-            derived.map_or_else(|| (water_scale(), air_scale()), |d| (d.water_scale, d.air_scale));
-
-        // Bourg's virtual mass: everything divided by 1 + x, plus a gravity correction.
-        let virtual_scale = added_mass::scale(desc.added_mass_ratio);
-        let mut hydrostatic = buoyancy_sum;
-        hydrostatic.force *= virtual_scale;
-        hydrostatic.torque *= virtual_scale;
-        sink.scale(Kind::Hydrostatic, virtual_scale);
-        if desc.added_mass_ratio > 0.0 {
-            let correction = added_mass::gravity_correction(desc.added_mass_ratio, desc.mass, env.gravity);
-            hydrostatic.force += correction;
-            sink.force(Kind::Hydrostatic, com, correction);
-        }
-        let water = water_scale * virtual_scale;
-        let air_factor = air_scale * virtual_scale;
-        sink.scale(Kind::Water, water);
-        sink.scale(Kind::Air, air_factor);
-
-        let mut out = BodyForces {
-            buoyancy_force: hydrostatic.force,
-            viscous_force: viscous_force * water,
-            pressure_drag_force: pressure_force * water,
-            slamming_force: slamming.force * water,
-            damping_force: damping_force * water,
-            air_force: air.force * air_factor,
-            center_of_buoyancy: origin + centre_of_buoyancy.unwrap_or(com),
-            submerged_volume: volume.volume.max(0.0),
-            submerged_area: wetted_area,
-            wetted_ratio,
-            submerged_triangle_count: submerged_count as u32,
-            ..BodyForces::default()
-        };
-        out.force = out.buoyancy_force
-            + out.viscous_force
-            + out.pressure_drag_force
-            + out.slamming_force
-            + out.damping_force
-            + out.air_force;
-        out.torque =
-            hydrostatic.torque + (drag_torque + slamming.torque + damping_couple) * water + air.torque * air_factor;
-        let derived = Derived {
-            end_velocity: v_end,
-            end_angular_velocity: omega_end,
-            water_scale,
-            air_scale,
-        };
-        (out, derived)
+        finish(
+            replay,
+            &totals,
+            &middle,
+            (viscous_force, pressure_force, drag_torque),
+            submerged_count,
+            &inverse_inertia,
+            sink,
+        )
     }
 
     /// Transforms every vertex once into `out` and measures its height above the water,
@@ -1774,6 +1713,505 @@ const PREFETCH_BYTES: usize = 1024;
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
 fn compute_for_cpu<'w>(body: &mut Body, state: &BodyState, dt: f64, env: &Environment<'w>) -> Result<BodyForces> {
     body.compute_here(state, dt, env)
+}
+
+/// Steps one to eight bodies for which [`Body::can_step_in_lanes`] holds and which share
+/// one [`Body::lane_key`], each after a successful [`Body::prepare`] with its state:
+/// [`crate::lanes`], compiled for the processor at hand. Each body's numbers are
+/// computed in its own lane, with no arithmetic across lanes: its forces are the same
+/// bits whichever bodies share the group, and whether it has any company (the spare
+/// lanes repeat the first body, and their results are dropped). The first
+/// `bodies.len()` results are the bodies'.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
+pub(crate) fn step_in_lanes<'w>(
+    bodies: &mut [Option<&mut Body>],
+    states: &[&BodyState],
+    dt: f64,
+    env: &Environment<'w>,
+) -> [Result<BodyForces>; LANES] {
+    step_in_lanes_here(bodies, states, dt, env)
+}
+
+#[inline(always)]
+fn step_in_lanes_here(
+    bodies: &mut [Option<&mut Body>],
+    states: &[&BodyState],
+    dt: f64,
+    env: &Environment<'_>,
+) -> [Result<BodyForces>; LANES] {
+    let mut results: [Result<BodyForces>; LANES] = std::array::from_fn(|_| Ok(BodyForces::default()));
+    // The bodies up to the first missing one.
+    let count = bodies
+        .iter()
+        .take_while(|b| b.is_some())
+        .count()
+        .min(states.len())
+        .min(LANES);
+    let bodies = &mut bodies[..count];
+    let Some(Some(first)) = bodies.first() else {
+        return results;
+    };
+    let _timer = sections::time(Section::Compute);
+    let hull = Arc::clone(&first.hull);
+    // What the lanes share (the lane key's fields); the rest is each body's.
+    let shared = first.desc;
+    let conditions = first.conditions(env);
+    let had_history = first.has_history;
+    let on = |bit: u32| shared.forces & bit != 0;
+    let (vertex_count, triangle_count) = (hull.positions.len(), hull.triangles.len());
+    let mut scratch = LaneScratch::take();
+    scratch.vertices.resize(vertex_count, [[0.0; LANES]; 4]);
+    scratch
+        .water
+        .resize(if conditions.water_moves { vertex_count } else { 0 }, [[0.0; LANES]; 3]);
+    scratch.prior.resize(triangle_count, [[0.0; LANES]; 4]);
+    scratch.history.resize(triangle_count, [[0.0; LANES]; 4]);
+    let mut motion = LaneMotion::default();
+    let mut mass = [0.0; LANES];
+    for l in 0..LANES {
+        let Some(body) = &bodies[l.min(count - 1)] else {
+            continue;
+        };
+        let state = states[l.min(count - 1)];
+        let samples = &body.samples;
+        for ((column, v), h) in scratch.vertices.iter_mut().zip(&samples.vertices).zip(&samples.heights) {
+            column[0][l] = v.x;
+            column[1][l] = v.y;
+            column[2][l] = v.z;
+            column[3][l] = *h;
+        }
+        for (column, v) in scratch.water.iter_mut().zip(&samples.velocities) {
+            for axis in 0..3 {
+                column[axis][l] = v[axis];
+            }
+        }
+        let prior = &body.committed.history.chunks[0];
+        for (j, before) in scratch.prior.iter_mut().enumerate() {
+            before[0][l] = prior.area[j];
+            for axis in 0..3 {
+                before[axis + 1][l] = prior.velocity[axis][j];
+            }
+        }
+        let com = state.center_of_mass - state.position;
+        for axis in 0..3 {
+            motion.com[axis][l] = com[axis];
+            motion.velocity[axis][l] = state.linear_velocity[axis];
+            motion.angular_velocity[axis][l] = state.angular_velocity[axis];
+        }
+        mass[l] = body.desc.mass;
+    }
+    let group = Group {
+        vertices: &scratch.vertices,
+        water: conditions.water_moves.then_some(&scratch.water[..]),
+    };
+    let slam = SlammingParams {
+        power: shared.slamming_power,
+        max_acceleration: shared.slamming_max_acceleration,
+        multiplier: shared.slamming_multiplier,
+        mass: 0.0,
+        hull_area: hull.info.area,
+    };
+    let constants = PassOneConstants {
+        rho_g: conditions.water_density * conditions.gravity,
+        vertical_only: shared.vertical_buoyancy_only,
+        slamming: (on(FORCE_SLAMMING) && had_history).then_some((slam, dt)),
+        air: on(FORCE_AIR).then_some((
+            -0.5 * conditions.air_density * shared.air_drag_coefficient,
+            conditions.wind.to_array(),
+        )),
+    };
+    let one = lanes::pass_one(
+        &hull,
+        &group,
+        &motion,
+        &mass,
+        &constants,
+        &scratch.prior,
+        &mut scratch.history,
+    );
+
+    let lane_vector = |v: &LaneVectors, l: usize| DVec3::new(v[0][l], v[1][l], v[2][l]);
+    let mut replays = [None; LANES];
+    let mut totals = [PassOne::default(); LANES];
+    let mut middles = [None; LANES];
+    let mut inverse_inertias = [DMat3::ZERO; LANES];
+    let mut end = LaneMotion {
+        com: motion.com,
+        velocity: motion.velocity,
+        angular_velocity: motion.angular_velocity,
+    };
+    let mut viscous_factor = [0.0; LANES];
+    for (l, (body, state)) in bodies.iter().zip(states).enumerate() {
+        let Some(body) = body else {
+            continue;
+        };
+        let replay = Replay {
+            desc: body.desc,
+            state: **state,
+            dt,
+            conditions,
+            had_history,
+            derived: None,
+        };
+        let com = state.center_of_mass - state.position;
+        totals[l] = PassOne {
+            buoyancy: Sum {
+                force: lane_vector(&one.buoyancy_force, l),
+                torque: lane_vector(&one.buoyancy_torque, l),
+            },
+            slamming: Sum {
+                force: lane_vector(&one.slamming_force, l),
+                torque: lane_vector(&one.slamming_torque, l),
+            },
+            air: Sum {
+                force: lane_vector(&one.air_force, l),
+                torque: lane_vector(&one.air_torque, l),
+            },
+            volume: buoyancy::SubmergedVolume {
+                volume: one.volume[l],
+                moment: lane_vector(&one.volume_moment, l),
+            },
+            wetted_area: one.area[l],
+            wetted_moment: lane_vector(&one.area_moment, l),
+            ..PassOne::default()
+        };
+        inverse_inertias[l] = body.inertia(state, com, body.desc.mass).inverse();
+        let middle = after_pass_one(
+            &replay,
+            &hull.info,
+            &mut totals[l],
+            body.samples.mean_velocity,
+            &inverse_inertias[l],
+            &mut Discard,
+        );
+        for axis in 0..3 {
+            end.velocity[axis][l] = middle.v_end[axis];
+            end.angular_velocity[axis][l] = middle.omega_end[axis];
+        }
+        if let Some(DragParams {
+            viscous: Some((rho, cf)),
+            ..
+        }) = middle.drag
+        {
+            viscous_factor[l] = -0.5 * rho * cf;
+        }
+        replays[l] = Some(replay);
+        middles[l] = Some(middle);
+    }
+    // (Not in a closure: closures are compiled for the baseline processor only.)
+    let mut drag = None;
+    if let Some(Some(params)) = middles[0].map(|m| m.drag) {
+        let shared = DragConstants::new(
+            &Motion {
+                com: DVec3::ZERO,
+                velocity: DVec3::ZERO,
+                angular_velocity: DVec3::ZERO,
+            },
+            &params,
+        );
+        drag = Some(lanes::pass_two(&hull, &group, &end, &viscous_factor, &shared));
+    }
+
+    for (l, body) in bodies.iter_mut().enumerate() {
+        let (Some(body), Some(mut replay), Some(middle)) = (body, replays[l], middles[l]) else {
+            continue;
+        };
+        let drag = drag.map_or((DVec3::ZERO, DVec3::ZERO, DVec3::ZERO), |d| {
+            (
+                lane_vector(&d.viscous, l),
+                lane_vector(&d.pressure, l),
+                lane_vector(&d.torque, l),
+            )
+        });
+        let (forces, derived) = finish(
+            &replay,
+            &totals[l],
+            &middle,
+            drag,
+            one.pieces[l] as usize,
+            &inverse_inertias[l],
+            &mut Discard,
+        );
+        let history = &mut body.spare.history.chunks[0];
+        for (j, now) in scratch.history.iter().enumerate() {
+            history.area[j] = now[0][l];
+            for axis in 0..3 {
+                history.velocity[axis][j] = now[axis + 1][l];
+            }
+        }
+        replay.derived = Some(derived);
+        results[l] = body.commit(forces, replay);
+    }
+    LaneScratch::give_back(scratch);
+    results
+}
+
+/// What the first pass sums: the hydrostatic, slamming and air forces with their moments
+/// about the centre of mass, and the wetted and emerged surfaces' integrals.
+#[derive(Clone, Copy, Debug, Default)]
+struct PassOne {
+    buoyancy: Sum,
+    slamming: Sum,
+    air: Sum,
+    volume: buoyancy::SubmergedVolume,
+    wetted_area: f64,
+    wetted_moment: DVec3,
+    projected_area: f64,
+    emerged_area: f64,
+    emerged_moment: DVec3,
+}
+
+/// What the step derives between its two passes.
+#[derive(Clone, Copy, Debug)]
+struct Middle {
+    /// Velocity and angular velocity at the end of the step under buoyancy and gravity.
+    v_end: DVec3,
+    omega_end: DVec3,
+    /// The end velocity relative to the mean water under the hull.
+    relative_end: DVec3,
+    centre_of_buoyancy: Option<DVec3>,
+    wetted_ratio: f64,
+    /// The hull's length for the friction line.
+    length: f64,
+    /// What the second pass computes, when any of its forces is on.
+    drag: Option<DragParams>,
+}
+
+/// From the first pass's sums to what the second needs: the volume models' buoyancy
+/// (added to `totals`), the centre of buoyancy, and the motion at the end of the step under
+/// buoyancy and gravity alone, at which the second pass computes drag.
+#[inline(always)]
+fn after_pass_one<S: Sink>(
+    replay: &Replay,
+    info: &crate::hull::HullInfo,
+    totals: &mut PassOne,
+    water_mean: DVec3,
+    inverse_inertia: &DMat3,
+    sink: &mut S,
+) -> Middle {
+    let Replay {
+        desc,
+        state,
+        dt,
+        conditions: env,
+        derived,
+        ..
+    } = *replay;
+    let on = |bit: u32| desc.forces & bit != 0;
+    let lumped = on(FORCE_LUMPED_RESISTANCE);
+    let (viscous_on, drag_on) = (on(FORCE_VISCOUS) && !lumped, on(FORCE_PRESSURE_DRAG) && !lumped);
+    let com = state.center_of_mass - state.position;
+    let (v_com, omega) = (state.linear_velocity, state.angular_velocity);
+    let rho = env.water_density;
+    let rho_g = rho * env.gravity;
+    let area_centroid = (totals.wetted_area > 0.0).then(|| totals.wetted_moment / totals.wetted_area);
+    let volume_buoyancy = match desc.buoyancy {
+        BuoyancyModel::Volume => totals.volume.centroid().map(|c| (totals.volume.volume, c)),
+        BuoyancyModel::AreaRatio => area_centroid.map(|c| (info.volume * totals.wetted_area / info.area, c)),
+        _ => None,
+    };
+    if let Some((displaced, point)) = volume_buoyancy {
+        let force = DVec3::new(0.0, rho_g * displaced, 0.0);
+        totals.buoyancy.add(point - com, force);
+        sink.force(Kind::Hydrostatic, point, force);
+    }
+    let centre_of_buoyancy = match desc.buoyancy {
+        BuoyancyModel::AreaRatio => area_centroid,
+        _ => totals.volume.centroid().or(area_centroid),
+    };
+    let wetted_ratio = (totals.wetted_area / info.area).min(1.0);
+
+    // The motion at the end of the step under buoyancy and gravity alone.
+    let gravity = DVec3::new(0.0, -env.gravity, 0.0);
+    let (v_end, omega_end) = match derived {
+        Some(d) => (d.end_velocity, d.end_angular_velocity),
+        None => {
+            let omega_end = omega + *inverse_inertia * totals.buoyancy.torque * dt;
+            (
+                v_com + (totals.buoyancy.force / desc.mass + gravity) * dt,
+                if omega_end.is_finite() { omega_end } else { omega },
+            )
+        }
+    };
+    let relative_end = v_end - water_mean;
+    let length = if desc.hull_length > 0.0 {
+        desc.hull_length
+    } else {
+        info.bounds_max.z - info.bounds_min.z
+    };
+
+    let drag = (viscous_on || drag_on).then(|| {
+        let cf = viscous::friction_coefficient(relative_end.length(), length, env.water_viscosity);
+        DragParams {
+            viscous: viscous_on.then_some((rho, cf)),
+            pressure: drag_on.then(|| desc.drag_coefficients()),
+        }
+    });
+    Middle {
+        v_end,
+        omega_end,
+        relative_end,
+        centre_of_buoyancy,
+        wetted_ratio,
+        length,
+        drag,
+    }
+}
+
+/// The step's forces from both passes' sums: damping, the lumped resistance, the limiter
+/// on the dissipative forces, and the added mass.
+#[inline(always)]
+fn finish<S: Sink>(
+    replay: &Replay,
+    totals: &PassOne,
+    middle: &Middle,
+    (mut viscous_force, mut pressure_force, mut drag_torque): (DVec3, DVec3, DVec3),
+    submerged_count: usize,
+    inverse_inertia: &DMat3,
+    sink: &mut S,
+) -> (BodyForces, Derived) {
+    let Replay {
+        desc,
+        state,
+        dt,
+        conditions: env,
+        derived,
+        ..
+    } = *replay;
+    let on = |bit: u32| desc.forces & bit != 0;
+    let lumped = on(FORCE_LUMPED_RESISTANCE);
+    let origin = state.position;
+    let com = state.center_of_mass - origin;
+    let (v_com, omega) = (state.linear_velocity, state.angular_velocity);
+    let rho = env.water_density;
+    let air_relative = v_com - env.wind;
+    let inverse_inertia = *inverse_inertia;
+    let Middle {
+        v_end,
+        omega_end,
+        relative_end,
+        centre_of_buoyancy,
+        wetted_ratio,
+        length,
+        ..
+    } = *middle;
+    let PassOne {
+        buoyancy: buoyancy_sum,
+        slamming,
+        mut air,
+        volume,
+        wetted_area,
+        projected_area,
+        emerged_area,
+        emerged_moment,
+        ..
+    } = *totals;
+
+    let (mut damping_force, mut damping_couple) = (DVec3::ZERO, DVec3::ZERO);
+    if on(FORCE_DAMPING) {
+        (damping_force, damping_couple) = damping::damping(
+            relative_end,
+            omega_end,
+            wetted_ratio,
+            desc.linear_damping,
+            desc.angular_damping,
+        );
+        sink.force(Kind::Water, com, damping_force);
+    }
+    if lumped {
+        if let Some(point) = centre_of_buoyancy {
+            let cf = viscous::friction_coefficient(relative_end.length(), length, env.water_viscosity);
+            let (friction, residual) =
+                lumped::water_resistance(relative_end, wetted_area, rho, cf, desc.residual_resistance);
+            viscous_force += friction;
+            pressure_force += residual;
+            drag_torque += (point - com).cross(friction + residual);
+            sink.force(Kind::Water, point, friction + residual);
+        }
+        if emerged_area > 0.0 {
+            let point = emerged_moment / emerged_area;
+            let force =
+                lumped::air_resistance(air_relative, projected_area, env.air_density, desc.air_drag_coefficient);
+            air.add(point - com, force);
+            sink.force(Kind::Air, point, force);
+        }
+    }
+
+    // Dissipative forces must not reverse the motion they oppose within the step.
+    let water_scale = || {
+        limiter::implicit_scale(
+            viscous_force + pressure_force + slamming.force + damping_force,
+            drag_torque + slamming.torque + damping_couple,
+            &limiter::Motion {
+                velocity: relative_end,
+                angular_velocity: omega_end,
+                mass: desc.mass,
+                inverse_inertia,
+            },
+            dt,
+        )
+    };
+    let air_scale = || {
+        limiter::implicit_scale(
+            air.force,
+            air.torque,
+            &limiter::Motion {
+                velocity: air_relative,
+                angular_velocity: omega,
+                mass: desc.mass,
+                inverse_inertia,
+            },
+            dt,
+        )
+    };
+    let (water_scale, air_scale) =
+        derived.map_or_else(|| (water_scale(), air_scale()), |d| (d.water_scale, d.air_scale));
+
+    // Bourg's virtual mass: everything divided by 1 + x, plus a gravity correction.
+    let virtual_scale = added_mass::scale(desc.added_mass_ratio);
+    let mut hydrostatic = buoyancy_sum;
+    hydrostatic.force *= virtual_scale;
+    hydrostatic.torque *= virtual_scale;
+    sink.scale(Kind::Hydrostatic, virtual_scale);
+    if desc.added_mass_ratio > 0.0 {
+        let correction = added_mass::gravity_correction(desc.added_mass_ratio, desc.mass, env.gravity);
+        hydrostatic.force += correction;
+        sink.force(Kind::Hydrostatic, com, correction);
+    }
+    let water = water_scale * virtual_scale;
+    let air_factor = air_scale * virtual_scale;
+    sink.scale(Kind::Water, water);
+    sink.scale(Kind::Air, air_factor);
+
+    let mut out = BodyForces {
+        buoyancy_force: hydrostatic.force,
+        viscous_force: viscous_force * water,
+        pressure_drag_force: pressure_force * water,
+        slamming_force: slamming.force * water,
+        damping_force: damping_force * water,
+        air_force: air.force * air_factor,
+        center_of_buoyancy: origin + centre_of_buoyancy.unwrap_or(com),
+        submerged_volume: volume.volume.max(0.0),
+        submerged_area: wetted_area,
+        wetted_ratio,
+        submerged_triangle_count: submerged_count as u32,
+        ..BodyForces::default()
+    };
+    out.force = out.buoyancy_force
+        + out.viscous_force
+        + out.pressure_drag_force
+        + out.slamming_force
+        + out.damping_force
+        + out.air_force;
+    out.torque =
+        hydrostatic.torque + (drag_torque + slamming.torque + damping_couple) * water + air.torque * air_factor;
+    let derived = Derived {
+        end_velocity: v_end,
+        end_angular_velocity: omega_end,
+        water_scale,
+        air_scale,
+    };
+    (out, derived)
 }
 
 /// Viscous and pressure drag on one submerged piece of unit normal `normal` in water
@@ -2117,6 +2555,157 @@ mod tests {
             }
         }
         assert_eq!(compared, 4 * 2 * 40 * 3);
+    }
+
+    /// The forces of a step as numbers, every bit.
+    fn bits(f: &BodyForces) -> Vec<u64> {
+        let vectors = [
+            f.force,
+            f.torque,
+            f.buoyancy_force,
+            f.viscous_force,
+            f.pressure_drag_force,
+            f.slamming_force,
+            f.air_force,
+            f.damping_force,
+            f.center_of_buoyancy,
+        ];
+        let mut out: Vec<u64> = vectors.iter().flat_map(|v| v.to_array().map(f64::to_bits)).collect();
+        out.extend([f.submerged_volume, f.submerged_area, f.wetted_ratio].map(f64::to_bits));
+        out.push(u64::from(f.submerged_triangle_count));
+        out
+    }
+
+    #[test]
+    fn bodies_in_lanes_get_the_forces_of_the_one_at_a_time_code_whatever_their_company() {
+        let mut rng = Rng(23);
+        let (bv, bi) = box_mesh(glam::Vec3::new(2.0, 1.0, 3.0));
+        // Random triangles: slivers, both windings, vertices shared in every way.
+        let soup_v: Vec<glam::Vec3> = (0..30).map(|_| rng.vec(1.5).as_vec3()).collect();
+        let soup_i: Vec<u32> = (0..3 * 50).map(|_| (rng.next() * 30.0) as u32).collect();
+        let hulls = [hull_of(&bv, &bi), hull_of(&soup_v, &soup_i)];
+        let waters = [
+            Water::Flat(FlatWater { level: 0.2 }),
+            // Moving water: the water's velocity at the vertices.
+            Water::Gerstner(
+                crate::water::GerstnerWater::new(
+                    &[crate::water::GerstnerWave {
+                        amplitude: 0.3,
+                        wavelength: 4.0,
+                        direction: glam::DVec2::new(1.0, 0.4),
+                        steepness: 0.5,
+                        phase: 0.3,
+                    }],
+                    0.0,
+                    9.81,
+                )
+                .unwrap(),
+            ),
+        ];
+        let (mut compared, mut slammed, mut aired) = (0, 0, 0);
+        for (h, hull) in hulls.iter().enumerate() {
+            for water in &waters {
+                let mut env = env(water);
+                env.wind = DVec3::new(4.0, 0.0, -3.0);
+                env.current = DVec3::new(0.5, 0.0, 0.2);
+                for case in 0..12 {
+                    let forces = match case % 3 {
+                        0 => FORCE_ALL & !FORCE_LUMPED_RESISTANCE,
+                        1 => (rng.next() * 32.0) as u32 & !FORCE_LUMPED_RESISTANCE,
+                        _ => FORCE_DEFAULT,
+                    };
+                    let shared = BodyDesc {
+                        forces,
+                        vertical_buoyancy_only: case % 5 == 4,
+                        linear_damping: 100.0,
+                        angular_damping: 50.0,
+                        slamming_power: [2.0, 1.0, 0.5, 0.0][case % 4],
+                        slamming_max_acceleration: [0.0, 0.0, 40.0][case % 3],
+                        ..BodyDesc::default()
+                    };
+                    // Each body its own mass (the limiter at its extremes too).
+                    let masses = [1000.0, 1.2e-38, 300.0, 1e12, 50.0, 2000.0, 1.0, 700.0];
+                    let mut grouped: Vec<Body> = masses
+                        .iter()
+                        .map(|&mass| Body::new(BodyDesc { mass, ..shared }, hull.clone()))
+                        .collect();
+                    let mut alone: Vec<Body> = masses
+                        .iter()
+                        .map(|&mass| Body::new(BodyDesc { mass, ..shared }, hull.clone()))
+                        .collect();
+                    assert!(grouped.iter().all(Body::can_step_in_lanes));
+                    assert!(grouped.iter().all(|b| b.lane_key() == grouped[0].lane_key()));
+                    let mut states: Vec<BodyState> = (0..LANES)
+                        .map(|_| {
+                            let position = DVec3::new(rng.range(-3.0, 3.0), rng.range(-0.8, 0.8), rng.range(-3.0, 3.0));
+                            BodyState {
+                                position,
+                                rotation: DQuat::from_scaled_axis(rng.vec(1.5)),
+                                linear_velocity: rng.vec(4.0),
+                                // Slow and fast turns: the one-point and the three-point rule.
+                                angular_velocity: rng.vec([0.05, 3.0][case % 2]),
+                                center_of_mass: position + rng.vec(0.2),
+                            }
+                        })
+                        .collect();
+                    for _ in 0..3 {
+                        for (b, state) in grouped.iter_mut().zip(&states) {
+                            b.prepare(state, &env).unwrap();
+                        }
+                        let state_refs: Vec<&BodyState> = states.iter().collect();
+                        let mut lanes: Vec<Option<&mut Body>> = grouped.iter_mut().map(Some).collect();
+                        let in_lanes = step_in_lanes(&mut lanes, &state_refs, 0.02, &env);
+                        for l in 0..LANES {
+                            // Alone (one body in the lanes): the same bits as in company.
+                            let single = alone[l].step(&states[l], 0.02, &env);
+                            match (&in_lanes[l], &single) {
+                                (Ok(a), Ok(b)) => assert_eq!(bits(a), bits(b), "hull {h} case {case} lane {l}"),
+                                (Err(_), Err(_)) => continue,
+                                _ => panic!("hull {h} case {case} lane {l}: {:?} vs {single:?}", in_lanes[l]),
+                            }
+                            let fast = in_lanes[l].clone().unwrap();
+                            let slow = reference_forces(&mut grouped[l]);
+                            let scale = 1.0 + fast.force.length() + fast.torque.length() + slow.force.length();
+                            let pairs = [
+                                (fast.force, slow.force),
+                                (fast.torque, slow.torque),
+                                (fast.buoyancy_force, slow.buoyancy_force),
+                                (fast.viscous_force, slow.viscous_force),
+                                (fast.pressure_drag_force, slow.pressure_drag_force),
+                                (fast.slamming_force, slow.slamming_force),
+                                (fast.air_force, slow.air_force),
+                                (fast.damping_force, slow.damping_force),
+                                (fast.center_of_buoyancy, slow.center_of_buoyancy),
+                            ];
+                            for (k, (a, b)) in pairs.into_iter().enumerate() {
+                                assert!(
+                                    close(a, b, scale),
+                                    "hull {h} case {case} lane {l} field {k}: {a} vs {b}\n{:?}",
+                                    grouped[l].desc
+                                );
+                            }
+                            assert!(
+                                (fast.submerged_volume - slow.submerged_volume).abs()
+                                    <= 1e-9 * (1.0 + slow.submerged_volume)
+                            );
+                            assert!(
+                                (fast.submerged_area - slow.submerged_area).abs() <= 1e-9 * (1.0 + slow.submerged_area)
+                            );
+                            assert_eq!(fast.submerged_triangle_count, slow.submerged_triangle_count);
+                            compared += 1;
+                            slammed += usize::from(slow.slamming_force != DVec3::ZERO);
+                            aired += usize::from(slow.air_force != DVec3::ZERO);
+                        }
+                        for state in &mut states {
+                            state.position.y -= 0.1;
+                            state.linear_velocity.y -= 0.5;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(compared > 2 * 2 * 12 * 3 * LANES / 2, "{compared} compared");
+        assert!(slammed > 50 && aired > 50, "slamming {slammed}, air {aired}");
     }
 
     /// Drag on a triangle in a rigid motion by the three-point rule or by the one point the

@@ -34,6 +34,8 @@ pub mod forces;
 mod handle;
 /// cbindgen:ignore
 pub mod hull;
+
+mod lanes;
 /// cbindgen:ignore
 mod prefetch;
 /// cbindgen:ignore

@@ -273,7 +273,7 @@ fn rows_mut<'c>(c: &'c mut [Vec<f64>; 3], range: &std::ops::Range<usize>) -> [&'
 }
 
 #[inline(always)]
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+pub(crate) fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [
         a[1] * b[2] - b[1] * a[2],
         a[2] * b[0] - b[2] * a[0],
@@ -282,17 +282,17 @@ fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
 }
 
 #[inline(always)]
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+pub(crate) fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
 #[inline(always)]
-fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+pub(crate) fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
 #[inline(always)]
-fn scale(a: [f64; 3], s: f64) -> [f64; 3] {
+pub(crate) fn scale(a: [f64; 3], s: f64) -> [f64; 3] {
     [a[0] * s, a[1] * s, a[2] * s]
 }
 
@@ -1077,21 +1077,21 @@ struct DragRows<'a> {
 
 /// The constants of a drag evaluation.
 #[derive(Clone, Copy)]
-struct DragConstants {
-    com: [f64; 3],
-    velocity: [f64; 3],
-    omega: [f64; 3],
-    omega_squared: f64,
-    viscous_on: bool,
-    viscous_factor: f64,
-    pressure_on: bool,
-    c: DragCoefficients,
-    inverse_reference: f64,
-    general_falloff: bool,
+pub(crate) struct DragConstants {
+    pub(crate) com: [f64; 3],
+    pub(crate) velocity: [f64; 3],
+    pub(crate) omega: [f64; 3],
+    pub(crate) omega_squared: f64,
+    pub(crate) viscous_on: bool,
+    pub(crate) viscous_factor: f64,
+    pub(crate) pressure_on: bool,
+    pub(crate) c: DragCoefficients,
+    pub(crate) inverse_reference: f64,
+    pub(crate) general_falloff: bool,
 }
 
 impl DragConstants {
-    fn new(motion: &Motion, params: &DragParams) -> Self {
+    pub(crate) fn new(motion: &Motion, params: &DragParams) -> Self {
         let (viscous_on, viscous_factor) = match params.viscous {
             Some((density, cf)) => (true, -0.5 * density * cf),
             None => (false, 0.0),
@@ -1144,7 +1144,7 @@ fn drag_rows(
 /// from the centre of mass, where the water's velocity relative to the face is `u`:
 /// the forces and their moment about the centre of mass.
 #[inline(always)]
-fn drag_at<const HALF: bool>(
+pub(crate) fn drag_at<const HALF: bool>(
     k: &DragConstants,
     arm: [f64; 3],
     u: [f64; 3],

@@ -5,15 +5,17 @@
 //! only its own buffers, so a batch runs them on rayon's workers and gets results that are
 //! bit-identical to stepping them one by one, whatever the thread count.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use glam::DVec3;
 use rayon::prelude::*;
 
-use crate::body::{Body, BodyDesc, BodyForces, BodyState, Environment, check_dt};
+use crate::body::{Body, BodyDesc, BodyForces, BodyState, Environment, LaneKey, check_dt, step_in_lanes};
 use crate::error::{Error, ErrorKind, Result, non_negative_up_to, positive_up_to, within};
 use crate::handle::{HandleKind, Slots};
 use crate::hull::{Hull, HullDesc, HullInfo};
+use crate::lanes::LANES;
 use crate::team::Helper;
 use crate::water::Water;
 
@@ -198,6 +200,40 @@ pub struct World {
     batch_forces: Vec<Result<BodyForces>>,
     /// The batch's states, validated once.
     batch_states: Vec<BodyState>,
+    /// The batch's bodies in the groups they are stepped in, and the group being filled
+    /// for each lane key.
+    batch_groups: Vec<BatchGroup>,
+    batch_open: HashMap<LaneKey, usize>,
+}
+
+/// Bodies of a batch stepped together: up to [`LANES`] of one lane key
+/// ([`Body::lane_key`]), or one body alone.
+struct BatchGroup {
+    /// Indices into the batch.
+    members: [u32; LANES],
+    len: usize,
+    in_lanes: bool,
+    results: [Result<BodyForces>; LANES],
+}
+
+impl BatchGroup {
+    fn new(first: usize, in_lanes: bool) -> Self {
+        Self {
+            members: [first as u32; LANES],
+            len: 1,
+            in_lanes,
+            results: std::array::from_fn(|_| Ok(BodyForces::default())),
+        }
+    }
+
+    fn is_full(&self) -> bool {
+        !self.in_lanes || self.len == LANES
+    }
+
+    fn push(&mut self, member: usize) {
+        self.members[self.len] = member as u32;
+        self.len += 1;
+    }
 }
 
 fn not_a_body(id: BodyId) -> String {
@@ -246,6 +282,8 @@ impl World {
             current: DVec3::ZERO,
             batch_forces: Vec::new(),
             batch_states: Vec::new(),
+            batch_groups: Vec::new(),
+            batch_open: HashMap::new(),
         })
     }
 
@@ -554,6 +592,45 @@ impl World {
             return Err(e);
         }
 
+        // Bodies of one small hull and one lane key are stepped in groups of eight, one in
+        // each vector lane (`crate::lanes`; each body's forces are the same bits in any
+        // group, or alone), in the order of the batch; the others one at a time.
+        let mut groups = std::mem::take(&mut self.batch_groups);
+        let mut open = std::mem::take(&mut self.batch_open);
+        groups.clear();
+        open.clear();
+        let mut last: Option<(LaneKey, usize)> = None;
+        for (i, id) in ids.iter().enumerate() {
+            let Some(body) = self.bodies.get_mut(id.0) else {
+                continue;
+            };
+            let body = body.get_mut().unwrap_or_else(PoisonError::into_inner);
+            if !body.can_step_in_lanes() {
+                groups.push(BatchGroup::new(i, false));
+                continue;
+            }
+            let key = body.lane_key();
+            // Most batches are of few kinds of bodies, often one after the other.
+            let filling = match last {
+                Some((k, g)) if k == key => Some(g),
+                _ => open.get(&key).copied(),
+            };
+            let g = match filling {
+                Some(g) if !groups[g].is_full() => {
+                    groups[g].push(i);
+                    g
+                }
+                _ => {
+                    groups.push(BatchGroup::new(i, true));
+                    groups.len() - 1
+                }
+            };
+            if filling != Some(g) {
+                open.insert(key, g);
+            }
+            last = Some((key, g));
+        }
+
         // Computed into a buffer of the world's and copied out at the end, so that even a
         // panic (a bug) in one body leaves every output untouched.
         let mut results = std::mem::take(&mut self.batch_forces);
@@ -592,28 +669,65 @@ impl World {
             }
         }
         let prefetch = ids.len() >= PREFETCH_FROM_BODIES;
-        let step_one = |(i, result): (usize, &mut Result<BodyForces>)| {
-            // The next body's buffers start loading while this one is stepped (never
-            // waiting for its lock: another thread may be stepping it).
-            if prefetch {
-                if let Some(Ok(next)) = ids.get(i + 1).and_then(|id| bodies.get(id.0)).map(Mutex::try_lock) {
-                    next.prefetch();
+        let step_group = |group: &mut BatchGroup| {
+            let members = &group.members[..group.len];
+            if !group.in_lanes {
+                let i = members[0] as usize;
+                // The next body's buffers start loading while this one is stepped (never
+                // waiting for its lock: another thread may be stepping it).
+                if prefetch {
+                    if let Some(Ok(next)) = ids.get(i + 1).and_then(|id| bodies.get(id.0)).map(Mutex::try_lock) {
+                        next.prefetch();
+                    }
+                }
+                if let Some(mut b) = body(i) {
+                    let state = state(i);
+                    group.results[0] = if serial_water { Ok(()) } else { b.prepare(state, &env) }
+                        .and_then(|()| b.compute(state, dt, &env));
+                }
+                return;
+            }
+            let mut guards: [Option<MutexGuard<'_, Body>>; LANES] =
+                std::array::from_fn(|k| members.get(k).and_then(|&i| body(i as usize)));
+            // (The spare lanes' entries repeat the first body: never read.)
+            let states: [&BodyState; LANES] = std::array::from_fn(|k| state(group.members[k] as usize));
+            let mut prepared = [true; LANES];
+            if !serial_water {
+                for (k, (b, result)) in guards.iter_mut().zip(group.results.iter_mut()).enumerate() {
+                    if let Some(Err(e)) = b.as_mut().map(|b| b.prepare(states[k], &env)) {
+                        *result = Err(e);
+                        prepared[k] = false;
+                    }
                 }
             }
-            if let Some(mut b) = body(i) {
-                let state = state(i);
-                *result = if serial_water { Ok(()) } else { b.prepare(state, &env) }
-                    .and_then(|()| b.compute(state, dt, &env));
+            if prepared.iter().all(|&p| p) {
+                let mut lanes = guards.each_mut().map(|b| b.as_deref_mut());
+                group.results = step_in_lanes(&mut lanes[..members.len()], &states, dt, &env);
+            } else {
+                // (A body whose water could not be sampled: the batch fails, and the
+                // others' steps are undone; they are taken one at a time meanwhile.)
+                for (k, (b, result)) in guards.iter_mut().zip(group.results.iter_mut()).enumerate() {
+                    if let (Some(b), true) = (b, prepared[k]) {
+                        *result = b.compute(states[k], dt, &env);
+                    }
+                }
             }
         };
         match &self.pool {
             // Waking the workers costs more than stepping a lone body, unless its hull is
             // big enough to share among them.
             Some(Workers { pool: Some(pool), .. }) if results.len() > 1 || (alone && helper.is_none()) => {
-                pool.install(|| results.par_iter_mut().enumerate().for_each(step_one))
+                pool.install(|| groups.par_iter_mut().for_each(step_group))
             }
-            _ => results.iter_mut().enumerate().for_each(step_one),
+            _ => groups.iter_mut().for_each(step_group),
         }
+        for group in &mut groups {
+            for (&i, result) in group.members[..group.len].iter().zip(&mut group.results) {
+                results[i as usize] = std::mem::replace(result, Ok(BodyForces::default()));
+            }
+        }
+        self.batch_groups = groups;
+        self.batch_open = open;
         // All or nothing: one body that could not be stepped undoes the others' steps.
         if let Some(failed) = results.iter().position(Result::is_err) {
             for (i, result) in results.iter().enumerate() {

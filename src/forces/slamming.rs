@@ -147,43 +147,71 @@ impl SlammingBlock {
         let [bx, by, bz] = &self.before_velocity;
         let [nx, ny, nz] = &self.normal;
         for i in 0..SLAMMING_BLOCK {
-            let (area, before) = (self.now_area[i], self.before_area[i]);
-            let v = [vx[i], vy[i], vz[i]];
-            let speed = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-            let cos = (v[0] * nx[i] + v[1] * ny[i] + v[2] * nz[i]) / speed;
-            let swept = [
-                area * v[0] - before * bx[i],
-                area * v[1] - before * by[i],
-                area * v[2] - before * bz[i],
-            ];
-            let gamma =
-                (swept[0] * swept[0] + swept[1] * swept[1] + swept[2] * swept[2]).sqrt() / (self.triangle_area[i] * dt);
-            let gamma_max = if params.max_acceleration > 0.0 {
-                params.max_acceleration
-            } else {
-                speed / dt
-            };
-            let ratio = (gamma / gamma_max).clamp(0.0, 1.0);
-            let ratio = if params.power == 0.5 {
-                ratio.sqrt()
-            } else if params.power == 1.0 {
-                ratio
-            } else if params.power == 2.0 {
-                ratio * ratio
-            } else {
-                1.0
-            };
-            let scale = 2.0 * area / params.hull_area;
-            let magnitude = -ratio * cos * params.multiplier;
-            // (The tests `slamming_force` makes, so that NaN takes the same way.)
-            let none = area <= 0.0 || speed == 0.0 || cos <= 0.0;
+            let force = slamming_row(
+                self.now_area[i],
+                [vx[i], vy[i], vz[i]],
+                self.before_area[i],
+                [bx[i], by[i], bz[i]],
+                self.triangle_area[i],
+                [nx[i], ny[i], nz[i]],
+                dt,
+                params,
+            );
             for axis in 0..3 {
-                let stop = params.mass * v[axis] * scale / dt;
-                out[axis][i] = if none { 0.0 } else { magnitude * stop };
+                out[axis][i] = force[axis];
             }
         }
         out
     }
+}
+
+/// [`slamming_force`] in the arithmetic of a vector lane (no branches): the triangle's
+/// submerged `area` and relative velocity `v` now, the same `before`, its whole area and
+/// unit normal. The power must be 0, 1/2, 1 or 2.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn slamming_row(
+    area: f64,
+    v: [f64; 3],
+    before: f64,
+    before_velocity: [f64; 3],
+    triangle_area: f64,
+    normal: [f64; 3],
+    dt: f64,
+    params: &SlammingParams,
+) -> [f64; 3] {
+    let [bx, by, bz] = before_velocity;
+    let speed = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    let cos = (v[0] * normal[0] + v[1] * normal[1] + v[2] * normal[2]) / speed;
+    let swept = [
+        area * v[0] - before * bx,
+        area * v[1] - before * by,
+        area * v[2] - before * bz,
+    ];
+    let gamma = (swept[0] * swept[0] + swept[1] * swept[1] + swept[2] * swept[2]).sqrt() / (triangle_area * dt);
+    let gamma_max = if params.max_acceleration > 0.0 {
+        params.max_acceleration
+    } else {
+        speed / dt
+    };
+    let ratio = (gamma / gamma_max).clamp(0.0, 1.0);
+    let ratio = if params.power == 0.5 {
+        ratio.sqrt()
+    } else if params.power == 1.0 {
+        ratio
+    } else if params.power == 2.0 {
+        ratio * ratio
+    } else {
+        1.0
+    };
+    let scale = 2.0 * area / params.hull_area;
+    let magnitude = -ratio * cos * params.multiplier;
+    // (The tests `slamming_force` makes, so that NaN takes the same way.)
+    let none = area <= 0.0 || speed == 0.0 || cos <= 0.0;
+    std::array::from_fn(|axis| {
+        let stop = params.mass * v[axis] * scale / dt;
+        if none { 0.0 } else { magnitude * stop }
+    })
 }
 
 #[cfg(test)]

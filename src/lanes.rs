@@ -1,0 +1,614 @@
+//! Bodies of one small hull stepped eight at a time, one body in each vector lane.
+//!
+//! A box has 12 triangles. Stepped alone, its few rows leave the vector loops of
+//! [`crate::whole_triangles`] mostly empty and their fixed costs (constants, block
+//! buffers, lane sums) spread over a dozen triangles; its eight cut triangles go one at a
+//! time through the clipping code. Here the lanes hold eight bodies that share a hull
+//! and a description, and the loop runs over the hull's triangles: the corners of
+//! triangle `j` in body `l` are lane `l` of the group's vertex columns, and every number
+//! of the step (clipping included) is computed for the eight bodies by the same
+//! instructions.
+//!
+//! Clipping has no branches: each triangle gives at most two pieces under the water and
+//! two above ([`crate::clip`]'s case table, the same cut points to the bit), and a missing
+//! piece is all three corners on one point, whose area, and so every force on it, is
+//! zero. The forces are those of [`crate::forces`] in the arithmetic of
+//! [`crate::whole_triangles`]: exact hydrostatic pressure and the divergence theorem's
+//! volume on the pieces under water, slamming per triangle against its last step, air on
+//! the pieces above, and in the second pass viscous and pressure drag by the one-point
+//! or the three-point rule (both evaluated, the one not taken with zero area). Only the
+//! order of the sums differs from the one-body code, so the forces agree with it to
+//! rounding (`Body`'s tests); like it, they do not depend on the processor or the
+//! threads.
+//!
+//! The bodies' own scalar work (the end-of-step motion, damping, the limiter, the added
+//! mass) stays in `Body`, shared with the one-body step.
+
+// Loops index lanes by number: that is what the compiler turns into vector instructions.
+#![allow(clippy::needless_range_loop)]
+
+use crate::forces::slamming::{SlammingParams, slamming_row};
+use crate::hull::Hull;
+use crate::whole_triangles::{DragConstants, cross, dot, drag_at, needs_three_points, scale, sub};
+
+/// Bodies per group.
+pub(crate) const LANES: usize = 8;
+
+/// One number per body of a group.
+pub(crate) type Lanes = [f64; LANES];
+
+/// A vector per body of a group, one column per axis.
+pub(crate) type LaneVectors = [Lanes; 3];
+
+/// A hull vertex in each body of a group: x, y, z relative to the body's origin (world
+/// axes) and the height above the water.
+pub(crate) type LaneVertex = [Lanes; 4];
+
+/// What slamming remembers of a triangle in each body of a group: submerged area and
+/// velocity x, y, z.
+pub(crate) type LaneHistory = [Lanes; 4];
+
+#[inline(always)]
+fn lane(v: &LaneVectors, l: usize) -> [f64; 3] {
+    [v[0][l], v[1][l], v[2][l]]
+}
+
+#[inline(always)]
+fn add_lane(sum: &mut LaneVectors, l: usize, v: [f64; 3]) {
+    for axis in 0..3 {
+        sum[axis][l] += v[axis];
+    }
+}
+
+#[inline(always)]
+fn add(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+
+#[inline(always)]
+fn pick(yes: bool, a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        if yes { a[0] } else { b[0] },
+        if yes { a[1] } else { b[1] },
+        if yes { a[2] } else { b[2] },
+    ]
+}
+
+/// The group's triangle corners and the water's velocity at them.
+#[derive(Clone, Copy)]
+pub(crate) struct Group<'a> {
+    pub vertices: &'a [LaneVertex],
+    /// Per vertex, when the water moves.
+    pub water: Option<&'a [LaneVectors]>,
+}
+
+/// A rigid motion per body: centre of mass (relative to the origin, world axes),
+/// velocity and angular velocity.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct LaneMotion {
+    pub com: LaneVectors,
+    pub velocity: LaneVectors,
+    pub angular_velocity: LaneVectors,
+}
+
+/// A piece of a triangle in one body: corners and their heights above the water.
+#[derive(Clone, Copy)]
+struct Piece {
+    v: [[f64; 3]; 3],
+    h: [f64; 3],
+}
+
+impl Piece {
+    #[inline(always)]
+    fn pick(yes: bool, a: &Piece, b: &Piece) -> Piece {
+        Piece {
+            v: [
+                pick(yes, a.v[0], b.v[0]),
+                pick(yes, a.v[1], b.v[1]),
+                pick(yes, a.v[2], b.v[2]),
+            ],
+            h: [
+                if yes { a.h[0] } else { b.h[0] },
+                if yes { a.h[1] } else { b.h[1] },
+                if yes { a.h[2] } else { b.h[2] },
+            ],
+        }
+    }
+
+    #[inline(always)]
+    fn scaled_normal(&self) -> [f64; 3] {
+        cross(sub(self.v[1], self.v[0]), sub(self.v[2], self.v[0]))
+    }
+
+    #[inline(always)]
+    fn centroid(&self) -> [f64; 3] {
+        scale(add(add(self.v[0], self.v[1]), self.v[2]), 1.0 / 3.0)
+    }
+}
+
+/// A triangle of one body clipped against the water.
+struct Clipped {
+    wet: [Piece; 2],
+    dry: [Piece; 2],
+    /// Corners under the water.
+    under: u32,
+}
+
+/// Where the edge from `u` (under water) to `a` meets the surface, as
+/// [`crate::clip`] computes it; `cut` false gives a finite point of no use.
+#[inline(always)]
+fn cut_point(cut: bool, u: [f64; 3], du: f64, a: [f64; 3], da: f64) -> [f64; 3] {
+    let t = du / if cut { du - da } else { 1.0 };
+    add(u, scale(sub(a, u), t))
+}
+
+/// [`crate::clip::clip`] without branches.
+#[inline(always)]
+fn clip(p: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
+    let u = [h[0] < 0.0, h[1] < 0.0, h[2] < 0.0];
+    let under = u[0] as u32 + u[1] as u32 + u[2] as u32;
+    let two = under == 2;
+    // The corner alone on its side (above when two are under) comes first, the winding
+    // kept.
+    let lone = [u[0] != two, u[1] != two, u[2] != two];
+    let (first1, first2) = (lone[1], !lone[1] && lone[2]);
+    let rotate = |k0: usize, k1: usize, k2: usize| {
+        let v = pick(first1, p[k1], pick(first2, p[k2], p[k0]));
+        let d = if first1 {
+            h[k1]
+        } else if first2 {
+            h[k2]
+        } else {
+            h[k0]
+        };
+        (v, d)
+    };
+    let ((p0, d0), (p1, d1), (p2, d2)) = (rotate(0, 1, 2), rotate(1, 2, 0), rotate(2, 0, 1));
+    let cut = under == 1 || two;
+    // Each cut edge from its end under water.
+    let x = pick(two, cut_point(cut, p1, d1, p0, d0), cut_point(cut, p0, d0, p1, d1));
+    let y = pick(two, cut_point(cut, p2, d2, p0, d0), cut_point(cut, p0, d0, p2, d2));
+    let tri = Piece {
+        v: [p0, x, y],
+        h: [d0, 0.0, 0.0],
+    };
+    let quad1 = Piece {
+        v: [x, p1, p2],
+        h: [0.0, d1, d2],
+    };
+    let quad2 = Piece {
+        v: [x, p2, y],
+        h: [0.0, d2, 0.0],
+    };
+    let whole = Piece { v: p, h };
+    let none = Piece {
+        v: [p[0]; 3],
+        h: [0.0; 3],
+    };
+    Clipped {
+        wet: [
+            Piece::pick(
+                under == 3,
+                &whole,
+                &Piece::pick(two, &quad1, &Piece::pick(under == 1, &tri, &none)),
+            ),
+            Piece::pick(two, &quad2, &none),
+        ],
+        dry: [
+            Piece::pick(
+                under == 0,
+                &whole,
+                &Piece::pick(two, &tri, &Piece::pick(under == 1, &quad1, &none)),
+            ),
+            Piece::pick(under == 1, &quad2, &none),
+        ],
+        under,
+    }
+}
+
+/// Triangle `tri`'s corners in the group's bodies and the water's velocity averaged over
+/// them, copied out of the group's columns: the loop over lanes that reads the copies has
+/// no bounds to check, and the compiler turns it into vector instructions.
+#[inline(always)]
+fn corners<const MOVING: bool>(group: &Group<'_>, tri: [u32; 3]) -> ([LaneVertex; 3], LaneVectors) {
+    let vertex = |i: u32| group.vertices.get(i as usize).copied().unwrap_or_default();
+    let corners = [vertex(tri[0]), vertex(tri[1]), vertex(tri[2])];
+    let mut water = [[0.0; LANES]; 3];
+    if let (Some(w), true) = (group.water, MOVING) {
+        let at = |i: u32| w.get(i as usize).copied().unwrap_or_default();
+        let (a, b, c) = (at(tri[0]), at(tri[1]), at(tri[2]));
+        for axis in 0..3 {
+            for l in 0..LANES {
+                water[axis][l] = (a[axis][l] + b[axis][l] + c[axis][l]) / 3.0;
+            }
+        }
+    }
+    (corners, water)
+}
+
+/// Lane `l` of [`corners`]: the corners and their heights.
+#[inline(always)]
+fn corners_of(corners: &[LaneVertex; 3], l: usize) -> ([[f64; 3]; 3], [f64; 3]) {
+    let [a, b, c] = corners;
+    (
+        [
+            [a[0][l], a[1][l], a[2][l]],
+            [b[0][l], b[1][l], b[2][l]],
+            [c[0][l], c[1][l], c[2][l]],
+        ],
+        [a[3][l], b[3][l], c[3][l]],
+    )
+}
+
+/// The area of a piece of a triangle of area `whole_area` and unit normal `normal`
+/// (`whole`: the piece is the triangle).
+#[inline(always)]
+fn piece_area(whole: bool, whole_area: f64, scaled: [f64; 3], normal: [f64; 3]) -> f64 {
+    if whole { whole_area } else { 0.5 * dot(scaled, normal) }
+}
+
+/// The first pass's constants, the same for the group's bodies.
+#[derive(Clone, Copy)]
+pub(crate) struct PassOneConstants {
+    pub rho_g: f64,
+    pub vertical_only: bool,
+    pub slamming: Option<(SlammingParams, f64)>,
+    /// `-rho_air C_air / 2` and the wind.
+    pub air: Option<(f64, [f64; 3])>,
+}
+
+/// The first pass's sums per body.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct PassOneSums {
+    pub buoyancy_force: LaneVectors,
+    pub buoyancy_torque: LaneVectors,
+    pub slamming_force: LaneVectors,
+    pub slamming_torque: LaneVectors,
+    pub air_force: LaneVectors,
+    pub air_torque: LaneVectors,
+    pub volume: Lanes,
+    pub volume_moment: LaneVectors,
+    pub area: Lanes,
+    pub area_moment: LaneVectors,
+    /// Pieces under the water.
+    pub pieces: Lanes,
+}
+
+/// Hydrostatic pressure, volume, wetted area, slamming and air on every triangle of the
+/// group's bodies (of masses `mass`, for slamming; the mass in `k` is not read); writes what slamming remembers of each triangle to `history` (one
+/// entry per triangle, `prior` the last step's).
+#[inline(always)]
+pub(crate) fn pass_one(
+    hull: &Hull,
+    group: &Group<'_>,
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    prior: &[LaneHistory],
+    history: &mut [LaneHistory],
+) -> PassOneSums {
+    match (k.slamming.is_some(), k.air.is_some(), group.water.is_some()) {
+        (true, true, false) => pass_one_loop::<true, true, false>(hull, group, motion, mass, k, prior, history),
+        (true, true, true) => pass_one_loop::<true, true, true>(hull, group, motion, mass, k, prior, history),
+        (false, true, false) => pass_one_loop::<false, true, false>(hull, group, motion, mass, k, prior, history),
+        (false, true, true) => pass_one_loop::<false, true, true>(hull, group, motion, mass, k, prior, history),
+        (true, false, false) => pass_one_loop::<true, false, false>(hull, group, motion, mass, k, prior, history),
+        (true, false, true) => pass_one_loop::<true, false, true>(hull, group, motion, mass, k, prior, history),
+        (false, false, false) => pass_one_loop::<false, false, false>(hull, group, motion, mass, k, prior, history),
+        (false, false, true) => pass_one_loop::<false, false, true>(hull, group, motion, mass, k, prior, history),
+    }
+}
+
+/// What a piece under the water adds to the first pass's sums.
+#[derive(Clone, Copy)]
+struct WetPiece {
+    area: f64,
+    moment: [f64; 3],
+    force: [f64; 3],
+    torque: [f64; 3],
+    volume: f64,
+    volume_moment: [f64; 3],
+}
+
+/// Hydrostatic pressure ([`crate::forces::buoyancy::pressure`]) and the volume's
+/// integrals ([`crate::forces::buoyancy::SubmergedVolume::add`]) on one piece; `whole`:
+/// the piece is the triangle, of area `whole_area` and unit `normal`. `k6` is
+/// `-rho g / 6`, `keep_horizontal` 0 when only the vertical force is kept.
+#[inline(always)]
+fn wet_piece(
+    piece: &Piece,
+    whole: bool,
+    whole_area: f64,
+    normal: [f64; 3],
+    com: [f64; 3],
+    k6: f64,
+    keep_horizontal: f64,
+) -> WetPiece {
+    let sn = piece.scaled_normal();
+    let area = piece_area(whole, whole_area, sn, normal);
+    let centroid = piece.centroid();
+    let [a, b, c] = piece.v;
+    let (ha, hb, hc) = (-piece.h[0], -piece.h[1], -piece.h[2]);
+    let depth_sum = ha + hb + hc;
+    let force = scale(sn, k6 * depth_sum);
+    let force = [force[0] * keep_horizontal, force[1], force[2] * keep_horizontal];
+    // The centre of pressure: the edge midpoints weighted by their depths.
+    let weighted = add(
+        add(scale(add(a, b), ha + hb), scale(add(b, c), hb + hc)),
+        scale(add(c, a), hc + ha),
+    );
+    let deep = depth_sum > 0.0;
+    let point = pick(
+        deep,
+        scale(weighted, 1.0 / (4.0 * if deep { depth_sum } else { 1.0 })),
+        centroid,
+    );
+    let area_y = 0.5 * sn[1];
+    let (m0, m1, m2) = (scale(add(a, b), 0.5), scale(add(b, c), 0.5), scale(add(c, a), 0.5));
+    let (d0, d1, d2) = (0.5 * (ha + hb), 0.5 * (hb + hc), 0.5 * (hc + ha));
+    let xz = add(add(scale(m0, d0), scale(m1, d1)), scale(m2, d2));
+    let y = -(d0 * m0[1] + 0.5 * d0 * d0) - (d1 * m1[1] + 0.5 * d1 * d1) - (d2 * m2[1] + 0.5 * d2 * d2);
+    let third = area_y / 3.0;
+    WetPiece {
+        area,
+        moment: scale(centroid, area),
+        force,
+        torque: cross(sub(point, com), force),
+        volume: -(area_y * depth_sum / 3.0),
+        volume_moment: [-(third * xz[0]), third * y, -(third * xz[2])],
+    }
+}
+
+/// Air resistance ([`crate::forces::air::air_force`]) on a piece above the water moving
+/// at `velocity + omega x (r - com)` through air blowing at `wind`: force and moment.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn dry_piece(
+    piece: &Piece,
+    whole: bool,
+    whole_area: f64,
+    normal: [f64; 3],
+    (com, velocity, omega): ([f64; 3], [f64; 3], [f64; 3]),
+    wind: [f64; 3],
+    air_factor: f64,
+) -> ([f64; 3], [f64; 3]) {
+    let area = piece_area(whole, whole_area, piece.scaled_normal(), normal);
+    let arm = sub(piece.centroid(), com);
+    let v = sub(add(velocity, cross(omega, arm)), wind);
+    // |v| cos = v . n: no square root.
+    let along = dot(v, normal);
+    let force = scale(v, if along > 0.0 { air_factor * area * along } else { 0.0 });
+    (force, cross(arm, force))
+}
+
+#[inline(always)]
+fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
+    hull: &Hull,
+    group: &Group<'_>,
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    prior: &[LaneHistory],
+    history: &mut [LaneHistory],
+) -> PassOneSums {
+    let mut s = PassOneSums::default();
+    let k6 = -k.rho_g / 6.0;
+    let keep_horizontal = if k.vertical_only { 0.0 } else { 1.0 };
+    let (slam, dt) = k.slamming.unwrap_or((
+        SlammingParams {
+            power: 1.0,
+            max_acceleration: 1.0,
+            multiplier: 0.0,
+            mass: 0.0,
+            hull_area: 1.0,
+        },
+        1.0,
+    ));
+    let (air_factor, wind) = k.air.unwrap_or((0.0, [0.0; 3]));
+    let triangles = hull.triangles.iter().zip(&hull.areas);
+    for (((tri, &whole_area), before), history) in triangles.zip(prior).zip(history.iter_mut()) {
+        let to_unit = 1.0 / (2.0 * whole_area);
+        let (corners, water) = corners::<MOVING>(group, *tri);
+        let before = *before;
+        let mut now = [[0.0; LANES]; 4];
+        // One body in each lane; no loop inside (the compiler vectorises innermost loops).
+        for l in 0..LANES {
+            let (p, h) = corners_of(&corners, l);
+            let water = lane(&water, l);
+            let (com, velocity, omega) = (
+                lane(&motion.com, l),
+                lane(&motion.velocity, l),
+                lane(&motion.angular_velocity, l),
+            );
+            let scaled = cross(sub(p[1], p[0]), sub(p[2], p[0]));
+            let normal = scale(scaled, to_unit);
+            let clipped = clip(p, h);
+            let w0 = wet_piece(
+                &clipped.wet[0],
+                clipped.under == 3,
+                whole_area,
+                normal,
+                com,
+                k6,
+                keep_horizontal,
+            );
+            let w1 = wet_piece(&clipped.wet[1], false, whole_area, normal, com, k6, keep_horizontal);
+            let area = w0.area + w1.area;
+            let moment = add(w0.moment, w1.moment);
+            add_lane(&mut s.buoyancy_force, l, add(w0.force, w1.force));
+            add_lane(&mut s.buoyancy_torque, l, add(w0.torque, w1.torque));
+            s.volume[l] += w0.volume + w1.volume;
+            add_lane(&mut s.volume_moment, l, add(w0.volume_moment, w1.volume_moment));
+            s.area[l] += area;
+            add_lane(&mut s.area_moment, l, moment);
+            s.pieces[l] += match clipped.under {
+                0 => 0.0,
+                2 => 2.0,
+                _ => 1.0,
+            };
+
+            let centre = scale(add(add(p[0], p[1]), p[2]), 1.0 / 3.0);
+            let v = sub(add(velocity, cross(omega, sub(centre, com))), water);
+            if SLAM {
+                let force = slamming_row(
+                    area,
+                    v,
+                    before[0][l],
+                    [before[1][l], before[2][l], before[3][l]],
+                    whole_area,
+                    normal,
+                    dt,
+                    &SlammingParams { mass: mass[l], ..slam },
+                );
+                let wet = area > 0.0;
+                let point = pick(wet, scale(moment, 1.0 / if wet { area } else { 1.0 }), centre);
+                add_lane(&mut s.slamming_force, l, force);
+                add_lane(&mut s.slamming_torque, l, cross(sub(point, com), force));
+            }
+            now[0][l] = area;
+            now[1][l] = v[0];
+            now[2][l] = v[1];
+            now[3][l] = v[2];
+
+            if AIR {
+                let motion = (com, velocity, omega);
+                let whole = clipped.under == 0;
+                let (f0, t0) = dry_piece(&clipped.dry[0], whole, whole_area, normal, motion, wind, air_factor);
+                let (f1, t1) = dry_piece(&clipped.dry[1], false, whole_area, normal, motion, wind, air_factor);
+                add_lane(&mut s.air_force, l, add(f0, f1));
+                add_lane(&mut s.air_torque, l, add(t0, t1));
+            }
+        }
+        *history = now;
+    }
+    s
+}
+
+/// The second pass's sums per body.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct DragLanes {
+    pub viscous: LaneVectors,
+    pub pressure: LaneVectors,
+    pub torque: LaneVectors,
+}
+
+/// Viscous and pressure drag on the pieces under the water at each body's `motion` (the
+/// end-of-step one); `viscous_factor` is each body's `-rho C_F / 2`. `k` holds what the
+/// bodies share (coefficients, which forces are on); its motion is not read. The drag
+/// falloffs must be 1/2.
+#[inline(always)]
+pub(crate) fn pass_two(
+    hull: &Hull,
+    group: &Group<'_>,
+    motion: &LaneMotion,
+    viscous_factor: &Lanes,
+    k: &DragConstants,
+) -> DragLanes {
+    if group.water.is_some() {
+        pass_two_loop::<true>(hull, group, motion, viscous_factor, k)
+    } else {
+        pass_two_loop::<false>(hull, group, motion, viscous_factor, k)
+    }
+}
+
+/// Viscous and pressure drag on one piece under the water ([`drag_at`]), by the one-point
+/// or the three-point rule (`Body`'s `drag_rule`; both evaluated, the one not taken with
+/// zero area): forces and moment.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn drag_piece(
+    piece: &Piece,
+    whole: bool,
+    whole_area: f64,
+    normal: [f64; 3],
+    (com, velocity, omega): ([f64; 3], [f64; 3], [f64; 3]),
+    water: [f64; 3],
+    k: &DragConstants,
+) -> ([f64; 3], [f64; 3], [f64; 3]) {
+    let area = piece_area(whole, whole_area, piece.scaled_normal(), normal);
+    let centroid = piece.centroid();
+    let [a, b, c] = piece.v;
+    let at = |point: [f64; 3], area: f64| {
+        let arm = sub(point, com);
+        let u = sub(add(velocity, cross(omega, arm)), water);
+        drag_at::<true>(k, arm, u, normal, area)
+    };
+    let u = sub(add(velocity, cross(omega, sub(centroid, com))), water);
+    let (ra, rb, rc) = (sub(a, centroid), sub(b, centroid), sub(c, centroid));
+    let radius_squared = dot(ra, ra).max(dot(rb, rb)).max(dot(rc, rc));
+    let three = needs_three_points(dot(omega, omega), radius_squared, dot(u, u));
+    let third = if three { area / 3.0 } else { 0.0 };
+    let (v0, d0, t0) = at(centroid, if three { 0.0 } else { area });
+    let (v1, d1, t1) = at(scale(add(a, b), 0.5), third);
+    let (v2, d2, t2) = at(scale(add(b, c), 0.5), third);
+    let (v3, d3, t3) = at(scale(add(c, a), 0.5), third);
+    (
+        add(add(v0, v1), add(v2, v3)),
+        add(add(d0, d1), add(d2, d3)),
+        add(add(t0, t1), add(t2, t3)),
+    )
+}
+
+#[inline(always)]
+fn pass_two_loop<const MOVING: bool>(
+    hull: &Hull,
+    group: &Group<'_>,
+    motion: &LaneMotion,
+    viscous_factor: &Lanes,
+    k: &DragConstants,
+) -> DragLanes {
+    let mut s = DragLanes::default();
+    for (tri, &whole_area) in hull.triangles.iter().zip(&hull.areas) {
+        let to_unit = 1.0 / (2.0 * whole_area);
+        let (corners, water) = corners::<MOVING>(group, *tri);
+        for l in 0..LANES {
+            let (p, h) = corners_of(&corners, l);
+            let water = lane(&water, l);
+            let motion = (
+                lane(&motion.com, l),
+                lane(&motion.velocity, l),
+                lane(&motion.angular_velocity, l),
+            );
+            let k = DragConstants {
+                viscous_factor: viscous_factor[l],
+                ..*k
+            };
+            let normal = scale(cross(sub(p[1], p[0]), sub(p[2], p[0])), to_unit);
+            let clipped = clip(p, h);
+            let whole = clipped.under == 3;
+            let (v0, d0, t0) = drag_piece(&clipped.wet[0], whole, whole_area, normal, motion, water, &k);
+            let (v1, d1, t1) = drag_piece(&clipped.wet[1], false, whole_area, normal, motion, water, &k);
+            add_lane(&mut s.viscous, l, add(v0, v1));
+            add_lane(&mut s.pressure, l, add(d0, d1));
+            add_lane(&mut s.torque, l, add(t0, t1));
+        }
+    }
+    s
+}
+
+/// A thread's buffers for a group's columns, kept from one group to the next (no
+/// allocation once they have grown to the hull).
+#[derive(Default)]
+pub(crate) struct LaneScratch {
+    pub vertices: Vec<LaneVertex>,
+    pub water: Vec<LaneVectors>,
+    pub prior: Vec<LaneHistory>,
+    pub history: Vec<LaneHistory>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<LaneScratch> = std::cell::RefCell::default();
+}
+
+impl LaneScratch {
+    /// This thread's buffers, lent until [`LaneScratch::give_back`]. (Not a closure run
+    /// with them: closures are compiled for the baseline processor only, not for the one
+    /// the step's code was chosen for.)
+    pub fn take() -> LaneScratch {
+        SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()))
+    }
+
+    pub fn give_back(scratch: LaneScratch) {
+        SCRATCH.with(|s| *s.borrow_mut() = scratch);
+    }
+}
