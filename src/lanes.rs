@@ -206,12 +206,38 @@ fn clip(p: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
     }
 }
 
-/// Triangle `tri`'s corners in the group's bodies and the water's velocity averaged over
-/// them, copied out of the group's columns: the loop over lanes that reads the copies has
-/// no bounds to check, and the compiler turns it into vector instructions.
+/// A triangle of kind `KIND` ([`kind`]) clipped: only a [`MIXED`] one needs [`clip`].
 #[inline(always)]
-fn corners<const MOVING: bool>(group: &Group<'_>, tri: [u32; 3]) -> ([LaneVertex; 3], LaneVectors) {
-    let vertex = |i: u32| group.vertices.get(i as usize).copied().unwrap_or_default();
+fn clipped<const KIND: u8>(p: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
+    let whole = Piece { v: p, h };
+    let none = Piece {
+        v: [p[0]; 3],
+        h: [0.0; 3],
+    };
+    match KIND {
+        DRY => Clipped {
+            wet: [none, none],
+            dry: [whole, none],
+            under: 0,
+        },
+        WET => Clipped {
+            wet: [whole, none],
+            dry: [none, none],
+            under: 3,
+        },
+        _ => clip(p, h),
+    }
+}
+
+/// No vertex (a hull's indices are valid; this only spares the loops a bounds check).
+const NO_VERTEX: LaneVertex = [[0.0; LANES]; 4];
+
+/// Triangle `tri`'s corners in the group's bodies, looked up once (the loop over lanes
+/// then has no bounds to check, and the compiler turns it into vector instructions),
+/// and the water's velocity averaged over them.
+#[inline(always)]
+fn corners<'g, const MOVING: bool>(group: &Group<'g>, tri: [u32; 3]) -> ([&'g LaneVertex; 3], LaneVectors) {
+    let vertex = |i: u32| group.vertices.get(i as usize).unwrap_or(&NO_VERTEX);
     let corners = [vertex(tri[0]), vertex(tri[1]), vertex(tri[2])];
     let mut water = [[0.0; LANES]; 3];
     if let (Some(w), true) = (group.water, MOVING) {
@@ -228,7 +254,7 @@ fn corners<const MOVING: bool>(group: &Group<'_>, tri: [u32; 3]) -> ([LaneVertex
 
 /// Lane `l` of [`corners`]: the corners and their heights.
 #[inline(always)]
-fn corners_of(corners: &[LaneVertex; 3], l: usize) -> ([[f64; 3]; 3], [f64; 3]) {
+fn corners_of(corners: &[&LaneVertex; 3], l: usize) -> ([[f64; 3]; 3], [f64; 3]) {
     let [a, b, c] = corners;
     (
         [
@@ -238,6 +264,35 @@ fn corners_of(corners: &[LaneVertex; 3], l: usize) -> ([[f64; 3]; 3], [f64; 3]) 
         ],
         [a[3][l], b[3][l], c[3][l]],
     )
+}
+
+/// A triangle wholly above the water in every lane of a group ...
+const DRY: u8 = 0;
+/// ... wholly under it in every lane ...
+const WET: u8 = 1;
+/// ... or neither: cut by the water, or the lanes differ.
+const MIXED: u8 = 2;
+
+/// Which of [`DRY`], [`WET`] and [`MIXED`] a triangle is. Its loop over the lanes then
+/// leaves out the pieces no lane has, whose forces would be zeros: the same numbers
+/// (a sum, from +0, is never -0, and adding a zero of either sign leaves it as it was), so
+/// a body's forces still do not depend on the company it is stepped in.
+#[inline(always)]
+fn kind(corners: &[&LaneVertex; 3]) -> u8 {
+    let (mut any_under, mut all_under) = (false, true);
+    for corner in corners {
+        for &h in &corner[3] {
+            any_under |= h < 0.0;
+            all_under &= h < 0.0;
+        }
+    }
+    if !any_under {
+        DRY
+    } else if all_under {
+        WET
+    } else {
+        MIXED
+    }
 }
 
 /// The area of a piece of a triangle of area `whole_area` and unit normal `normal`
@@ -308,6 +363,17 @@ struct WetPiece {
     torque: [f64; 3],
     volume: f64,
     volume_moment: [f64; 3],
+}
+
+impl WetPiece {
+    const ZERO: WetPiece = WetPiece {
+        area: 0.0,
+        moment: [0.0; 3],
+        force: [0.0; 3],
+        torque: [0.0; 3],
+        volume: 0.0,
+        volume_moment: [0.0; 3],
+    };
 }
 
 /// Hydrostatic pressure ([`crate::forces::buoyancy::pressure`]) and the volume's
@@ -407,22 +473,80 @@ fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
     let (air_factor, wind) = k.air.unwrap_or((0.0, [0.0; 3]));
     let triangles = hull.triangles.iter().zip(&hull.areas);
     for (((tri, &whole_area), before), history) in triangles.zip(prior).zip(history.iter_mut()) {
-        let to_unit = 1.0 / (2.0 * whole_area);
         let (corners, water) = corners::<MOVING>(group, *tri);
-        let before = *before;
-        let mut now = [[0.0; LANES]; 4];
-        // One body in each lane; no loop inside (the compiler vectorises innermost loops).
-        for l in 0..LANES {
-            let (p, h) = corners_of(&corners, l);
-            let water = lane(&water, l);
-            let (com, velocity, omega) = (
-                lane(&motion.com, l),
-                lane(&motion.velocity, l),
-                lane(&motion.angular_velocity, l),
-            );
-            let scaled = cross(sub(p[1], p[0]), sub(p[2], p[0]));
-            let normal = scale(scaled, to_unit);
-            let clipped = clip(p, h);
+        let c = OneConstants {
+            k6,
+            keep_horizontal,
+            slam,
+            dt,
+            air_factor,
+            wind,
+        };
+        let args = (&corners, &water, whole_area, motion, mass, before, history);
+        match kind(&corners) {
+            DRY => one_triangle::<SLAM, AIR, DRY>(args, &c, &mut s),
+            WET => one_triangle::<SLAM, AIR, WET>(args, &c, &mut s),
+            _ => one_triangle::<SLAM, AIR, MIXED>(args, &c, &mut s),
+        }
+    }
+    s
+}
+
+/// The first pass's constants, as one triangle's loop reads them.
+#[derive(Clone, Copy)]
+struct OneConstants {
+    k6: f64,
+    keep_horizontal: f64,
+    slam: SlammingParams,
+    dt: f64,
+    air_factor: f64,
+    wind: [f64; 3],
+}
+
+type OneArgs<'a> = (
+    &'a [&'a LaneVertex; 3],
+    &'a LaneVectors,
+    f64,
+    &'a LaneMotion,
+    &'a Lanes,
+    &'a LaneHistory,
+    &'a mut LaneHistory,
+);
+
+/// One triangle of the first pass in every lane, of kind `KIND` ([`kind`]). A function of
+/// its own for each processor (not inlined into the step: in one function that big, the
+/// compiler left most loops unvectorised).
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
+fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8>(
+    (corners, water, whole_area, motion, mass, before, history): OneArgs<'a>,
+    c: &OneConstants,
+    s: &mut PassOneSums,
+) {
+    let OneConstants {
+        k6,
+        keep_horizontal,
+        slam,
+        dt,
+        air_factor,
+        wind,
+    } = *c;
+    let to_unit = 1.0 / (2.0 * whole_area);
+    let before = *before;
+    let mut now = [[0.0; LANES]; 4];
+    // One body in each lane; no loop inside (the compiler vectorises innermost loops).
+    for l in 0..LANES {
+        let (p, h) = corners_of(corners, l);
+        let water = lane(water, l);
+        let (com, velocity, omega) = (
+            lane(&motion.com, l),
+            lane(&motion.velocity, l),
+            lane(&motion.angular_velocity, l),
+        );
+        let scaled = cross(sub(p[1], p[0]), sub(p[2], p[0]));
+        let normal = scale(scaled, to_unit);
+        let clipped = clipped::<KIND>(p, h);
+        let (mut area, mut moment) = (0.0, [0.0; 3]);
+        if KIND != DRY {
             let w0 = wet_piece(
                 &clipped.wet[0],
                 clipped.under == 3,
@@ -432,9 +556,13 @@ fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
                 k6,
                 keep_horizontal,
             );
-            let w1 = wet_piece(&clipped.wet[1], false, whole_area, normal, com, k6, keep_horizontal);
-            let area = w0.area + w1.area;
-            let moment = add(w0.moment, w1.moment);
+            let w1 = if KIND == MIXED {
+                wet_piece(&clipped.wet[1], false, whole_area, normal, com, k6, keep_horizontal)
+            } else {
+                WetPiece::ZERO
+            };
+            area = w0.area + w1.area;
+            moment = add(w0.moment, w1.moment);
             add_lane(&mut s.buoyancy_force, l, add(w0.force, w1.force));
             add_lane(&mut s.buoyancy_torque, l, add(w0.torque, w1.torque));
             s.volume[l] += w0.volume + w1.volume;
@@ -446,42 +574,46 @@ fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
                 2 => 2.0,
                 _ => 1.0,
             };
-
-            let centre = scale(add(add(p[0], p[1]), p[2]), 1.0 / 3.0);
-            let v = sub(add(velocity, cross(omega, sub(centre, com))), water);
-            if SLAM {
-                let force = slamming_row(
-                    area,
-                    v,
-                    before[0][l],
-                    [before[1][l], before[2][l], before[3][l]],
-                    whole_area,
-                    normal,
-                    dt,
-                    &SlammingParams { mass: mass[l], ..slam },
-                );
-                let wet = area > 0.0;
-                let point = pick(wet, scale(moment, 1.0 / if wet { area } else { 1.0 }), centre);
-                add_lane(&mut s.slamming_force, l, force);
-                add_lane(&mut s.slamming_torque, l, cross(sub(point, com), force));
-            }
-            now[0][l] = area;
-            now[1][l] = v[0];
-            now[2][l] = v[1];
-            now[3][l] = v[2];
-
-            if AIR {
-                let motion = (com, velocity, omega);
-                let whole = clipped.under == 0;
-                let (f0, t0) = dry_piece(&clipped.dry[0], whole, whole_area, normal, motion, wind, air_factor);
-                let (f1, t1) = dry_piece(&clipped.dry[1], false, whole_area, normal, motion, wind, air_factor);
-                add_lane(&mut s.air_force, l, add(f0, f1));
-                add_lane(&mut s.air_torque, l, add(t0, t1));
-            }
         }
-        *history = now;
+
+        let centre = scale(add(add(p[0], p[1]), p[2]), 1.0 / 3.0);
+        let v = sub(add(velocity, cross(omega, sub(centre, com))), water);
+        // (A triangle dry in every lane has no slamming: its wetted area is zero.)
+        if SLAM && KIND != DRY {
+            let force = slamming_row(
+                area,
+                v,
+                before[0][l],
+                [before[1][l], before[2][l], before[3][l]],
+                whole_area,
+                normal,
+                dt,
+                &SlammingParams { mass: mass[l], ..slam },
+            );
+            let wet = area > 0.0;
+            let point = pick(wet, scale(moment, 1.0 / if wet { area } else { 1.0 }), centre);
+            add_lane(&mut s.slamming_force, l, force);
+            add_lane(&mut s.slamming_torque, l, cross(sub(point, com), force));
+        }
+        now[0][l] = area;
+        now[1][l] = v[0];
+        now[2][l] = v[1];
+        now[3][l] = v[2];
+
+        if AIR && KIND != WET {
+            let motion = (com, velocity, omega);
+            let whole = clipped.under == 0;
+            let (f0, t0) = dry_piece(&clipped.dry[0], whole, whole_area, normal, motion, wind, air_factor);
+            let (f1, t1) = if KIND == MIXED {
+                dry_piece(&clipped.dry[1], false, whole_area, normal, motion, wind, air_factor)
+            } else {
+                ([0.0; 3], [0.0; 3])
+            };
+            add_lane(&mut s.air_force, l, add(f0, f1));
+            add_lane(&mut s.air_torque, l, add(t0, t1));
+        }
     }
-    s
+    *history = now;
 }
 
 /// The second pass's sums per body.
@@ -511,6 +643,22 @@ pub(crate) fn pass_two(
     }
 }
 
+/// Viscous and pressure drag at `point` on a face of unit `normal` and `area` in a rigid
+/// motion through water moving at `water` ([`drag_at`]).
+#[inline(always)]
+fn drag_point(
+    k: &DragConstants,
+    (com, velocity, omega): ([f64; 3], [f64; 3], [f64; 3]),
+    water: [f64; 3],
+    point: [f64; 3],
+    normal: [f64; 3],
+    area: f64,
+) -> ([f64; 3], [f64; 3], [f64; 3]) {
+    let arm = sub(point, com);
+    let u = sub(add(velocity, cross(omega, arm)), water);
+    drag_at::<true>(k, arm, u, normal, area)
+}
+
 /// Viscous and pressure drag on one piece under the water ([`drag_at`]), by the one-point
 /// or the three-point rule (`Body`'s `drag_rule`; both evaluated, the one not taken with
 /// zero area): forces and moment.
@@ -528,20 +676,18 @@ fn drag_piece(
     let area = piece_area(whole, whole_area, piece.scaled_normal(), normal);
     let centroid = piece.centroid();
     let [a, b, c] = piece.v;
-    let at = |point: [f64; 3], area: f64| {
-        let arm = sub(point, com);
-        let u = sub(add(velocity, cross(omega, arm)), water);
-        drag_at::<true>(k, arm, u, normal, area)
-    };
     let u = sub(add(velocity, cross(omega, sub(centroid, com))), water);
     let (ra, rb, rc) = (sub(a, centroid), sub(b, centroid), sub(c, centroid));
     let radius_squared = dot(ra, ra).max(dot(rb, rb)).max(dot(rc, rc));
     let three = needs_three_points(dot(omega, omega), radius_squared, dot(u, u));
     let third = if three { area / 3.0 } else { 0.0 };
-    let (v0, d0, t0) = at(centroid, if three { 0.0 } else { area });
-    let (v1, d1, t1) = at(scale(add(a, b), 0.5), third);
-    let (v2, d2, t2) = at(scale(add(b, c), 0.5), third);
-    let (v3, d3, t3) = at(scale(add(c, a), 0.5), third);
+    // (Calls, not a closure: a closure this size may be left out of line, and closures are
+    // compiled for the baseline processor only.)
+    let m = (com, velocity, omega);
+    let (v0, d0, t0) = drag_point(k, m, water, centroid, normal, if three { 0.0 } else { area });
+    let (v1, d1, t1) = drag_point(k, m, water, scale(add(a, b), 0.5), normal, third);
+    let (v2, d2, t2) = drag_point(k, m, water, scale(add(b, c), 0.5), normal, third);
+    let (v3, d3, t3) = drag_point(k, m, water, scale(add(c, a), 0.5), normal, third);
     (
         add(add(v0, v1), add(v2, v3)),
         add(add(d0, d1), add(d2, d3)),
@@ -559,11 +705,39 @@ fn pass_two_loop<const MOVING: bool>(
 ) -> DragLanes {
     let mut s = DragLanes::default();
     for (tri, &whole_area) in hull.triangles.iter().zip(&hull.areas) {
-        let to_unit = 1.0 / (2.0 * whole_area);
         let (corners, water) = corners::<MOVING>(group, *tri);
+        let args = (&corners, &water, whole_area, motion, viscous_factor, k);
+        match kind(&corners) {
+            // (No drag above the water.)
+            DRY => {}
+            WET => drag_triangle::<WET>(args, &mut s),
+            _ => drag_triangle::<MIXED>(args, &mut s),
+        }
+    }
+    s
+}
+
+type DragArgs<'a> = (
+    &'a [&'a LaneVertex; 3],
+    &'a LaneVectors,
+    f64,
+    &'a LaneMotion,
+    &'a Lanes,
+    &'a DragConstants,
+);
+
+/// One triangle of the second pass in every lane, of kind `KIND` ([`kind`]); a function
+/// of its own, like [`one_triangle`].
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
+fn drag_triangle<'a, const KIND: u8>(
+    (corners, water, whole_area, motion, viscous_factor, k): DragArgs<'a>,
+    s: &mut DragLanes,
+) {
+    let to_unit = 1.0 / (2.0 * whole_area);
+    {
         for l in 0..LANES {
-            let (p, h) = corners_of(&corners, l);
-            let water = lane(&water, l);
+            let (p, h) = corners_of(corners, l);
+            let water = lane(water, l);
             let motion = (
                 lane(&motion.com, l),
                 lane(&motion.velocity, l),
@@ -574,16 +748,19 @@ fn pass_two_loop<const MOVING: bool>(
                 ..*k
             };
             let normal = scale(cross(sub(p[1], p[0]), sub(p[2], p[0])), to_unit);
-            let clipped = clip(p, h);
+            let clipped = clipped::<KIND>(p, h);
             let whole = clipped.under == 3;
             let (v0, d0, t0) = drag_piece(&clipped.wet[0], whole, whole_area, normal, motion, water, &k);
-            let (v1, d1, t1) = drag_piece(&clipped.wet[1], false, whole_area, normal, motion, water, &k);
+            let (v1, d1, t1) = if KIND == MIXED {
+                drag_piece(&clipped.wet[1], false, whole_area, normal, motion, water, &k)
+            } else {
+                ([0.0; 3], [0.0; 3], [0.0; 3])
+            };
             add_lane(&mut s.viscous, l, add(v0, v1));
             add_lane(&mut s.pressure, l, add(d0, d1));
             add_lane(&mut s.torque, l, add(t0, t1));
         }
     }
-    s
 }
 
 /// A thread's buffers for a group's columns, kept from one group to the next (no
