@@ -757,6 +757,30 @@ impl Body {
         self.buffers(&mut |start, bytes| crate::prefetch::prefetch(start, bytes.min(PREFETCH_BYTES)));
     }
 
+    /// Asks the processor to start loading what a step in the lanes
+    /// ([`step_in_lanes`]) reads or writes of this body: its own fields, its samples of the
+    /// water, and the slamming histories it compares and writes.
+    pub(crate) fn prefetch_for_lanes(&self) {
+        fn buffer<T>(v: &[T]) {
+            crate::prefetch::prefetch(v.as_ptr().cast(), std::mem::size_of_val(v).min(PREFETCH_BYTES));
+        }
+        crate::prefetch::prefetch((self as *const Body).cast(), std::mem::size_of::<Body>());
+        for samples in [&self.samples, &self.next_samples] {
+            buffer(&samples.vertices);
+            buffer(&samples.heights);
+            buffer(&samples.velocities);
+        }
+        buffer(&self.points);
+        for history in [&self.committed.history, &self.spare.history] {
+            for chunk in history.chunks.iter().take(1) {
+                buffer(&chunk.area);
+                for c in &chunk.velocity {
+                    buffer(c);
+                }
+            }
+        }
+    }
+
     /// The start and length in bytes of every buffer a step reads or writes.
     fn buffers(&self, each: &mut impl FnMut(*const u8, usize)) {
         fn buffer<T>(each: &mut impl FnMut(*const u8, usize), v: &Vec<T>) {

@@ -687,6 +687,16 @@ impl World {
                 }
                 return;
             }
+            // The bodies after these (in a batch of one kind of body, the next group's)
+            // start loading while these are stepped.
+            if prefetch {
+                let next = members[members.len() - 1] as usize + 1;
+                for id in ids.iter().skip(next).take(LANES) {
+                    if let Some(Ok(b)) = bodies.get(id.0).map(Mutex::try_lock) {
+                        b.prefetch_for_lanes();
+                    }
+                }
+            }
             let mut guards: [Option<MutexGuard<'_, Body>>; LANES] =
                 std::array::from_fn(|k| members.get(k).and_then(|&i| body(i as usize)));
             // (The spare lanes' entries repeat the first body: never read.)
