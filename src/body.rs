@@ -19,7 +19,7 @@ use crate::forces::{
     viscous,
 };
 use crate::hull::Hull;
-use crate::lanes::{self, Group, LANES, LaneMotion, LaneScratch, LaneVectors, PassOneConstants};
+use crate::lanes::{self, Group, LANES, LaneMotion, LaneScratch, LaneVectors, PassOneConstants, Single};
 use crate::sections::{self, Section};
 use crate::team::{Helper, Team};
 use crate::water::Water;
@@ -1782,7 +1782,13 @@ fn step_in_lanes_here(
     let conditions = first.conditions(env);
     let had_history = first.has_history;
     let on = |bit: u32| shared.forces & bit != 0;
-    let (vertex_count, triangle_count) = (hull.positions.len(), hull.triangles.len());
+    // Alone, a body's triangles go in the lanes instead (the same bits).
+    let alone = count == 1;
+    let (vertex_count, triangle_count) = if alone {
+        (0, 0)
+    } else {
+        (hull.positions.len(), hull.triangles.len())
+    };
     let mut scratch = LaneScratch::take();
     scratch.vertices.resize(vertex_count, [[0.0; LANES]; 4]);
     scratch
@@ -1797,6 +1803,16 @@ fn step_in_lanes_here(
             continue;
         };
         let state = states[l.min(count - 1)];
+        let com = state.center_of_mass - state.position;
+        for axis in 0..3 {
+            motion.com[axis][l] = com[axis];
+            motion.velocity[axis][l] = state.linear_velocity[axis];
+            motion.angular_velocity[axis][l] = state.angular_velocity[axis];
+        }
+        mass[l] = body.desc.mass;
+        if alone {
+            continue;
+        }
         let samples = &body.samples;
         for ((column, v), h) in scratch.vertices.iter_mut().zip(&samples.vertices).zip(&samples.heights) {
             column[0][l] = v.x;
@@ -1816,13 +1832,6 @@ fn step_in_lanes_here(
                 before[axis + 1][l] = prior.velocity[axis][j];
             }
         }
-        let com = state.center_of_mass - state.position;
-        for axis in 0..3 {
-            motion.com[axis][l] = com[axis];
-            motion.velocity[axis][l] = state.linear_velocity[axis];
-            motion.angular_velocity[axis][l] = state.angular_velocity[axis];
-        }
-        mass[l] = body.desc.mass;
     }
     let group = Group {
         vertices: &scratch.vertices,
@@ -1844,15 +1853,39 @@ fn step_in_lanes_here(
             conditions.wind.to_array(),
         )),
     };
-    let one = lanes::pass_one(
-        &hull,
-        &group,
-        &motion,
-        &mass,
-        &constants,
-        &scratch.prior,
-        &mut scratch.history,
-    );
+    let one = match &mut bodies[0] {
+        Some(body) if alone => {
+            let Body {
+                samples,
+                committed,
+                spare,
+                ..
+            } = &mut **body;
+            let single = Single {
+                vertices: &samples.vertices,
+                heights: &samples.heights,
+                water: conditions.water_moves.then_some(&samples.velocities[..]),
+            };
+            lanes::pass_one_single(
+                &hull,
+                &single,
+                &motion,
+                &mass,
+                &constants,
+                &committed.history.chunks[0],
+                &mut spare.history.chunks[0],
+            )
+        }
+        _ => lanes::pass_one(
+            &hull,
+            &group,
+            &motion,
+            &mass,
+            &constants,
+            &scratch.prior,
+            &mut scratch.history,
+        ),
+    };
 
     let lane_vector = |v: &LaneVectors, l: usize| DVec3::new(v[0][l], v[1][l], v[2][l]);
     let mut replays = [None; LANES];
@@ -1933,7 +1966,25 @@ fn step_in_lanes_here(
             },
             &params,
         );
-        drag = Some(lanes::pass_two(&hull, &group, &end, &viscous_factor, &shared));
+        drag = match &bodies[0] {
+            Some(body) if alone => {
+                // Every lane holds a triangle of this body, at its motion.
+                for l in 1..LANES {
+                    for axis in 0..3 {
+                        end.velocity[axis][l] = end.velocity[axis][0];
+                        end.angular_velocity[axis][l] = end.angular_velocity[axis][0];
+                    }
+                    viscous_factor[l] = viscous_factor[0];
+                }
+                let single = Single {
+                    vertices: &body.samples.vertices,
+                    heights: &body.samples.heights,
+                    water: conditions.water_moves.then_some(&body.samples.velocities[..]),
+                };
+                Some(lanes::pass_two_single(&hull, &single, &end, &viscous_factor, &shared))
+            }
+            _ => Some(lanes::pass_two(&hull, &group, &end, &viscous_factor, &shared)),
+        };
     }
 
     for (l, body) in bodies.iter_mut().enumerate() {

@@ -28,7 +28,10 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::forces::slamming::{SlammingParams, slamming_row};
+use glam::DVec3;
+
 use crate::hull::Hull;
+use crate::whole_triangles::HistoryChunk;
 use crate::whole_triangles::{DragConstants, cross, dot, drag_at, needs_three_points, scale, sub};
 
 /// Bodies per group.
@@ -458,31 +461,11 @@ fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
     history: &mut [LaneHistory],
 ) -> PassOneSums {
     let mut s = PassOneSums::default();
-    let k6 = -k.rho_g / 6.0;
-    let keep_horizontal = if k.vertical_only { 0.0 } else { 1.0 };
-    let (slam, dt) = k.slamming.unwrap_or((
-        SlammingParams {
-            power: 1.0,
-            max_acceleration: 1.0,
-            multiplier: 0.0,
-            mass: 0.0,
-            hull_area: 1.0,
-        },
-        1.0,
-    ));
-    let (air_factor, wind) = k.air.unwrap_or((0.0, [0.0; 3]));
+    let c = one_constants(k);
     let triangles = hull.triangles.iter().zip(&hull.areas);
     for (((tri, &whole_area), before), history) in triangles.zip(prior).zip(history.iter_mut()) {
         let (corners, water) = corners::<MOVING>(group, *tri);
-        let c = OneConstants {
-            k6,
-            keep_horizontal,
-            slam,
-            dt,
-            air_factor,
-            wind,
-        };
-        let args = (&corners, &water, whole_area, motion, mass, before, history);
+        let args = (&corners, &water, &[whole_area; LANES], motion, mass, before, history);
         match kind(&corners) {
             DRY => one_triangle::<SLAM, AIR, DRY>(args, &c, &mut s),
             WET => one_triangle::<SLAM, AIR, WET>(args, &c, &mut s),
@@ -503,10 +486,34 @@ struct OneConstants {
     wind: [f64; 3],
 }
 
+/// The first pass's constants from `k`.
+#[inline(always)]
+fn one_constants(k: &PassOneConstants) -> OneConstants {
+    let (slam, dt) = k.slamming.unwrap_or((
+        SlammingParams {
+            power: 1.0,
+            max_acceleration: 1.0,
+            multiplier: 0.0,
+            mass: 0.0,
+            hull_area: 1.0,
+        },
+        1.0,
+    ));
+    let (air_factor, wind) = k.air.unwrap_or((0.0, [0.0; 3]));
+    OneConstants {
+        k6: -k.rho_g / 6.0,
+        keep_horizontal: if k.vertical_only { 0.0 } else { 1.0 },
+        slam,
+        dt,
+        air_factor,
+        wind,
+    }
+}
+
 type OneArgs<'a> = (
     &'a [&'a LaneVertex; 3],
     &'a LaneVectors,
-    f64,
+    &'a Lanes,
     &'a LaneMotion,
     &'a Lanes,
     &'a LaneHistory,
@@ -530,11 +537,13 @@ fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8>(
         air_factor,
         wind,
     } = *c;
-    let to_unit = 1.0 / (2.0 * whole_area);
     let before = *before;
     let mut now = [[0.0; LANES]; 4];
-    // One body in each lane; no loop inside (the compiler vectorises innermost loops).
+    // One body (or triangle) in each lane; no loop inside (the compiler vectorises
+    // innermost loops).
     for l in 0..LANES {
+        let whole_area = whole_area[l];
+        let to_unit = 1.0 / (2.0 * whole_area);
         let (p, h) = corners_of(corners, l);
         let water = lane(water, l);
         let (com, velocity, omega) = (
@@ -706,7 +715,7 @@ fn pass_two_loop<const MOVING: bool>(
     let mut s = DragLanes::default();
     for (tri, &whole_area) in hull.triangles.iter().zip(&hull.areas) {
         let (corners, water) = corners::<MOVING>(group, *tri);
-        let args = (&corners, &water, whole_area, motion, viscous_factor, k);
+        let args = (&corners, &water, &[whole_area; LANES], motion, viscous_factor, k);
         match kind(&corners) {
             // (No drag above the water.)
             DRY => {}
@@ -720,7 +729,7 @@ fn pass_two_loop<const MOVING: bool>(
 type DragArgs<'a> = (
     &'a [&'a LaneVertex; 3],
     &'a LaneVectors,
-    f64,
+    &'a Lanes,
     &'a LaneMotion,
     &'a Lanes,
     &'a DragConstants,
@@ -733,9 +742,10 @@ fn drag_triangle<'a, const KIND: u8>(
     (corners, water, whole_area, motion, viscous_factor, k): DragArgs<'a>,
     s: &mut DragLanes,
 ) {
-    let to_unit = 1.0 / (2.0 * whole_area);
     {
         for l in 0..LANES {
+            let whole_area = whole_area[l];
+            let to_unit = 1.0 / (2.0 * whole_area);
             let (p, h) = corners_of(corners, l);
             let water = lane(water, l);
             let motion = (
@@ -761,6 +771,175 @@ fn drag_triangle<'a, const KIND: u8>(
             add_lane(&mut s.torque, l, add(t0, t1));
         }
     }
+}
+
+/// A body stepped alone: its vertices relative to its origin (world axes), their heights
+/// above the water, and the water's velocity at them when it moves.
+#[derive(Clone, Copy)]
+pub(crate) struct Single<'a> {
+    pub vertices: &'a [DVec3],
+    pub heights: &'a [f64],
+    pub water: Option<&'a [DVec3]>,
+}
+
+/// Triangles `first..first + n` of a body stepped alone, one in each lane (the spare
+/// lanes repeat the last), as [`corners`] gives a group's: corners, heights, and the
+/// water's velocity averaged over the corners (the same arithmetic).
+#[inline(always)]
+fn single_corners(hull: &Hull, body: &Single<'_>, first: usize, n: usize) -> ([LaneVertex; 3], LaneVectors, Lanes) {
+    let mut corners = [[[0.0; LANES]; 4]; 3];
+    let mut water = [[0.0; LANES]; 3];
+    let mut areas = [0.0; LANES];
+    for l in 0..LANES {
+        let j = first + l.min(n - 1);
+        let (Some(tri), Some(&area)) = (hull.triangles.get(j), hull.areas.get(j)) else {
+            continue;
+        };
+        areas[l] = area;
+        let mut sum = [[0.0; 3]; 3];
+        for (c, &i) in tri.iter().enumerate() {
+            let i = i as usize;
+            let v = body.vertices.get(i).copied().unwrap_or_default();
+            corners[c][0][l] = v.x;
+            corners[c][1][l] = v.y;
+            corners[c][2][l] = v.z;
+            corners[c][3][l] = body.heights.get(i).copied().unwrap_or_default();
+            if let Some(w) = body.water {
+                sum[c] = w.get(i).copied().unwrap_or_default().to_array();
+            }
+        }
+        for axis in 0..3 {
+            water[axis][l] = (sum[0][axis] + sum[1][axis] + sum[2][axis]) / 3.0;
+        }
+    }
+    (corners, water, areas)
+}
+
+/// Adds lanes `0..n` of `from`, in order, to lane 0 of `to`: a lone body's triangles'
+/// contributions, in the order a group adds them to each body's sums.
+#[inline(always)]
+fn add_in_order(to: &mut Lanes, from: &Lanes, n: usize) {
+    for value in &from[..n] {
+        to[0] += value;
+    }
+}
+
+#[inline(always)]
+fn add_vectors_in_order(to: &mut LaneVectors, from: &LaneVectors, n: usize) {
+    for axis in 0..3 {
+        add_in_order(&mut to[axis], &from[axis], n);
+    }
+}
+
+/// [`pass_one`] for a body stepped alone: its triangles eight at a time, one in each lane,
+/// by the functions a group uses, and each triangle's contribution added to the body's
+/// sums in triangle order as a group adds it: the same numbers, to the bit, as the body
+/// would get in any group. The sums are in lane 0; `motion` and `mass` in every lane.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pass_one_single(
+    hull: &Hull,
+    body: &Single<'_>,
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    prior: &HistoryChunk,
+    history: &mut HistoryChunk,
+) -> PassOneSums {
+    match (k.slamming.is_some(), k.air.is_some()) {
+        (true, true) => single_one_loop::<true, true>(hull, body, motion, mass, k, prior, history),
+        (false, true) => single_one_loop::<false, true>(hull, body, motion, mass, k, prior, history),
+        (true, false) => single_one_loop::<true, false>(hull, body, motion, mass, k, prior, history),
+        (false, false) => single_one_loop::<false, false>(hull, body, motion, mass, k, prior, history),
+    }
+}
+
+#[inline(always)]
+fn single_one_loop<const SLAM: bool, const AIR: bool>(
+    hull: &Hull,
+    body: &Single<'_>,
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    prior: &HistoryChunk,
+    history: &mut HistoryChunk,
+) -> PassOneSums {
+    let mut s = PassOneSums::default();
+    let c = one_constants(k);
+    let count = hull.triangles.len();
+    for first in (0..count).step_by(LANES) {
+        let n = LANES.min(count - first);
+        let (corners, water, areas) = single_corners(hull, body, first, n);
+        let corners = [&corners[0], &corners[1], &corners[2]];
+        let mut before = [[0.0; LANES]; 4];
+        for l in 0..n {
+            let j = first + l;
+            before[0][l] = prior.area.get(j).copied().unwrap_or_default();
+            for axis in 0..3 {
+                before[axis + 1][l] = prior.velocity[axis].get(j).copied().unwrap_or_default();
+            }
+        }
+        let mut now = [[0.0; LANES]; 4];
+        let mut t = PassOneSums::default();
+        let args = (&corners, &water, &areas, motion, mass, &before, &mut now);
+        match kind(&corners) {
+            DRY => one_triangle::<SLAM, AIR, DRY>(args, &c, &mut t),
+            WET => one_triangle::<SLAM, AIR, WET>(args, &c, &mut t),
+            _ => one_triangle::<SLAM, AIR, MIXED>(args, &c, &mut t),
+        }
+        for l in 0..n {
+            let j = first + l;
+            if let Some(area) = history.area.get_mut(j) {
+                *area = now[0][l];
+            }
+            for axis in 0..3 {
+                if let Some(v) = history.velocity[axis].get_mut(j) {
+                    *v = now[axis + 1][l];
+                }
+            }
+        }
+        add_vectors_in_order(&mut s.buoyancy_force, &t.buoyancy_force, n);
+        add_vectors_in_order(&mut s.buoyancy_torque, &t.buoyancy_torque, n);
+        add_vectors_in_order(&mut s.slamming_force, &t.slamming_force, n);
+        add_vectors_in_order(&mut s.slamming_torque, &t.slamming_torque, n);
+        add_vectors_in_order(&mut s.air_force, &t.air_force, n);
+        add_vectors_in_order(&mut s.air_torque, &t.air_torque, n);
+        add_in_order(&mut s.volume, &t.volume, n);
+        add_vectors_in_order(&mut s.volume_moment, &t.volume_moment, n);
+        add_in_order(&mut s.area, &t.area, n);
+        add_vectors_in_order(&mut s.area_moment, &t.area_moment, n);
+        add_in_order(&mut s.pieces, &t.pieces, n);
+    }
+    s
+}
+
+/// [`pass_two`] for a body stepped alone, as [`pass_one_single`] does the first pass.
+#[inline(always)]
+pub(crate) fn pass_two_single(
+    hull: &Hull,
+    body: &Single<'_>,
+    motion: &LaneMotion,
+    viscous_factor: &Lanes,
+    k: &DragConstants,
+) -> DragLanes {
+    let mut s = DragLanes::default();
+    let count = hull.triangles.len();
+    for first in (0..count).step_by(LANES) {
+        let n = LANES.min(count - first);
+        let (corners, water, areas) = single_corners(hull, body, first, n);
+        let corners = [&corners[0], &corners[1], &corners[2]];
+        let mut t = DragLanes::default();
+        let args = (&corners, &water, &areas, motion, viscous_factor, k);
+        match kind(&corners) {
+            DRY => continue,
+            WET => drag_triangle::<WET>(args, &mut t),
+            _ => drag_triangle::<MIXED>(args, &mut t),
+        }
+        add_vectors_in_order(&mut s.viscous, &t.viscous, n);
+        add_vectors_in_order(&mut s.pressure, &t.pressure, n);
+        add_vectors_in_order(&mut s.torque, &t.torque, n);
+    }
+    s
 }
 
 /// A thread's buffers for a group's columns, kept from one group to the next (no
