@@ -566,6 +566,16 @@ impl World {
         let mark = self.batch_mark;
         let mut states_buffer = std::mem::take(&mut self.batch_states);
         states_buffer.clear();
+        // Bodies of one small hull and one lane key are stepped in groups of eight, one in
+        // each vector lane (`crate::lanes`; each body's forces are the same bits in any
+        // group, or alone), in the order of the batch; the others one at a time. Grouped
+        // in the same pass over the bodies as the checks (each pass is a cache miss per
+        // body in a big batch).
+        let mut groups = std::mem::take(&mut self.batch_groups);
+        let mut open = std::mem::take(&mut self.batch_open);
+        groups.clear();
+        open.clear();
+        let mut last: Option<(LaneKey, usize)> = None;
         let checked = (|| {
             for (i, (id, state)) in ids.iter().zip(states).enumerate() {
                 // Not locked: the world is borrowed mutably, so no other thread holds a
@@ -584,51 +594,38 @@ impl World {
                 let state = state_of(state).validated();
                 states_buffer
                     .push(state.map_err(|e| Error::new(ErrorKind::InvalidArgument, format!("states[{i}]: {e}")))?);
+                if !body.can_step_in_lanes() {
+                    groups.push(BatchGroup::new(i, false));
+                    continue;
+                }
+                let key = body.lane_key();
+                // Most batches are of few kinds of bodies, often one after the other.
+                let filling = match last {
+                    Some((k, g)) if k == key => Some(g),
+                    _ => open.get(&key).copied(),
+                };
+                let g = match filling {
+                    Some(g) if !groups[g].is_full() => {
+                        groups[g].push(i);
+                        g
+                    }
+                    _ => {
+                        groups.push(BatchGroup::new(i, true));
+                        groups.len() - 1
+                    }
+                };
+                if filling != Some(g) {
+                    open.insert(key, g);
+                }
+                last = Some((key, g));
             }
             Ok(())
         })();
         if let Err(e) = checked {
             self.batch_states = states_buffer;
+            self.batch_groups = groups;
+            self.batch_open = open;
             return Err(e);
-        }
-
-        // Bodies of one small hull and one lane key are stepped in groups of eight, one in
-        // each vector lane (`crate::lanes`; each body's forces are the same bits in any
-        // group, or alone), in the order of the batch; the others one at a time.
-        let mut groups = std::mem::take(&mut self.batch_groups);
-        let mut open = std::mem::take(&mut self.batch_open);
-        groups.clear();
-        open.clear();
-        let mut last: Option<(LaneKey, usize)> = None;
-        for (i, id) in ids.iter().enumerate() {
-            let Some(body) = self.bodies.get_mut(id.0) else {
-                continue;
-            };
-            let body = body.get_mut().unwrap_or_else(PoisonError::into_inner);
-            if !body.can_step_in_lanes() {
-                groups.push(BatchGroup::new(i, false));
-                continue;
-            }
-            let key = body.lane_key();
-            // Most batches are of few kinds of bodies, often one after the other.
-            let filling = match last {
-                Some((k, g)) if k == key => Some(g),
-                _ => open.get(&key).copied(),
-            };
-            let g = match filling {
-                Some(g) if !groups[g].is_full() => {
-                    groups[g].push(i);
-                    g
-                }
-                _ => {
-                    groups.push(BatchGroup::new(i, true));
-                    groups.len() - 1
-                }
-            };
-            if filling != Some(g) {
-                open.insert(key, g);
-            }
-            last = Some((key, g));
         }
 
         // Computed into a buffer of the world's and copied out at the end, so that even a
@@ -664,6 +661,8 @@ impl World {
                     (0..i).filter_map(body).for_each(|mut b| b.undo_prepare());
                     self.batch_forces = results;
                     self.batch_states = states_buffer;
+                    self.batch_groups = groups;
+                    self.batch_open = open;
                     return Err(Error::new(e.kind, format!("bodies[{i}]: {e}")));
                 }
             }
