@@ -1853,6 +1853,7 @@ fn step_in_lanes_here(
             conditions.wind.to_array(),
         )),
     };
+    let passes = sections::time(Section::LanePasses);
     let one = match &mut bodies[0] {
         Some(body) if alone => {
             let Body {
@@ -1986,6 +1987,8 @@ fn step_in_lanes_here(
             _ => Some(lanes::pass_two(&hull, &group, &end, &viscous_factor, &shared)),
         };
     }
+
+    passes.stop();
 
     for (l, body) in bodies.iter_mut().enumerate() {
         let (Some(body), Some(mut replay), Some(middle)) = (body, replays[l], middles[l]) else {

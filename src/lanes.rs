@@ -16,7 +16,8 @@
 //! [`crate::whole_triangles`]: exact hydrostatic pressure and the divergence theorem's
 //! volume on the pieces under water, slamming per triangle against its last step, air on
 //! the pieces above, and in the second pass viscous and pressure drag by the one-point
-//! or the three-point rule (both evaluated, the one not taken with zero area). Only the
+//! or the three-point rule (three points either way: the centroid with all the area and
+//! twice with none, or the edge midpoints with a third each). Only the
 //! order of the sums differs from the one-body code, so the forces agree with it to
 //! rounding (`Body`'s tests); like it, they do not depend on the processor or the
 //! threads.
@@ -669,8 +670,7 @@ fn drag_point(
 }
 
 /// Viscous and pressure drag on one piece under the water ([`drag_at`]), by the one-point
-/// or the three-point rule (`Body`'s `drag_rule`; both evaluated, the one not taken with
-/// zero area): forces and moment.
+/// or the three-point rule (`Body`'s `drag_rule`): forces and moment.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn drag_piece(
@@ -689,19 +689,28 @@ fn drag_piece(
     let (ra, rb, rc) = (sub(a, centroid), sub(b, centroid), sub(c, centroid));
     let radius_squared = dot(ra, ra).max(dot(rb, rb)).max(dot(rc, rc));
     let three = needs_three_points(dot(omega, omega), radius_squared, dot(u, u));
-    let third = if three { area / 3.0 } else { 0.0 };
+    // The rule's points: the edge midpoints with a third of the area each, or the centroid
+    // with all of it and twice more with none (three evaluations either way, no branch).
+    let third = area / 3.0;
+    let (p1, w1) = (
+        pick(three, scale(add(a, b), 0.5), centroid),
+        if three { third } else { area },
+    );
+    let (p2, w2) = (
+        pick(three, scale(add(b, c), 0.5), centroid),
+        if three { third } else { 0.0 },
+    );
+    let (p3, w3) = (
+        pick(three, scale(add(c, a), 0.5), centroid),
+        if three { third } else { 0.0 },
+    );
     // (Calls, not a closure: a closure this size may be left out of line, and closures are
     // compiled for the baseline processor only.)
     let m = (com, velocity, omega);
-    let (v0, d0, t0) = drag_point(k, m, water, centroid, normal, if three { 0.0 } else { area });
-    let (v1, d1, t1) = drag_point(k, m, water, scale(add(a, b), 0.5), normal, third);
-    let (v2, d2, t2) = drag_point(k, m, water, scale(add(b, c), 0.5), normal, third);
-    let (v3, d3, t3) = drag_point(k, m, water, scale(add(c, a), 0.5), normal, third);
-    (
-        add(add(v0, v1), add(v2, v3)),
-        add(add(d0, d1), add(d2, d3)),
-        add(add(t0, t1), add(t2, t3)),
-    )
+    let (v1, d1, t1) = drag_point(k, m, water, p1, normal, w1);
+    let (v2, d2, t2) = drag_point(k, m, water, p2, normal, w2);
+    let (v3, d3, t3) = drag_point(k, m, water, p3, normal, w3);
+    (add(add(v1, v2), v3), add(add(d1, d2), d3), add(add(t1, t2), t3))
 }
 
 #[inline(always)]

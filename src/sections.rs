@@ -28,11 +28,14 @@ pub enum Section {
     CutTriangles,
     /// The drag pass over whole triangles (the cut ones' pieces are not in it).
     DragPass,
+    /// Both passes of a small hull's bodies stepped in lanes (`crate::lanes`), for a group
+    /// of up to eight bodies or one alone.
+    LanePasses,
 }
 
 impl Section {
     /// Every section, in the order of [`report`].
-    pub const ALL: [Section; 7] = [
+    pub const ALL: [Section; 8] = [
         Section::Prepare,
         Section::PatchWater,
         Section::PatchInterpolation,
@@ -40,6 +43,7 @@ impl Section {
         Section::WholePass,
         Section::CutTriangles,
         Section::DragPass,
+        Section::LanePasses,
     ];
 
     /// A short name for tables.
@@ -52,6 +56,7 @@ impl Section {
             Section::WholePass => "  whole-triangle pass",
             Section::CutTriangles => "  cut triangles",
             Section::DragPass => "  drag pass",
+            Section::LanePasses => "  lanes: both passes (a group)",
         }
     }
 }
@@ -190,10 +195,20 @@ mod tests {
                 flip_winding: false,
             })
             .unwrap();
+        // The same box in the lanes, and with the pressure at the centroids (which the
+        // lanes do not compute) in the triangle loops.
         let body = world
             .create_body(&BodyDesc {
                 hull,
                 mass: 500.0,
+                ..BodyDesc::default()
+            })
+            .unwrap();
+        let looped = world
+            .create_body(&BodyDesc {
+                hull,
+                mass: 500.0,
+                buoyancy: crate::BuoyancyModel::PressureCentroid,
                 ..BodyDesc::default()
             })
             .unwrap();
@@ -204,6 +219,7 @@ mod tests {
         let steps = 5;
         for _ in 0..steps {
             world.step_body(body, &state, 1.0 / 60.0).unwrap();
+            world.step_body(looped, &state, 1.0 / 60.0).unwrap();
         }
         let after = report().unwrap();
         let grew = |s: Section| {
@@ -218,6 +234,7 @@ mod tests {
             Section::Compute,
             Section::WholePass,
             Section::DragPass,
+            Section::LanePasses,
         ] {
             let (count, nanoseconds) = grew(s);
             assert!(count >= steps, "{s:?} ran {count} times in {steps} steps");
