@@ -916,7 +916,9 @@ impl Body {
     pub(crate) fn compute(&mut self, state: &BodyState, dt: f64, env: &Environment<'_>) -> Result<BodyForces> {
         // A small hull alone in the lanes: the same bits as in a batch's group.
         if self.can_step_in_lanes() {
-            let [forces, ..] = step_in_lanes(&mut [Some(self)], &[state], dt, env);
+            let mut forces = [Ok(BodyForces::default())];
+            step_in_lanes(&mut [Some(self)], &[state], dt, env, &mut forces);
+            let [forces] = forces;
             return forces;
         }
         let _timer = sections::time(Section::Compute);
@@ -1752,8 +1754,9 @@ pub(crate) fn step_in_lanes<'w>(
     states: &[&BodyState],
     dt: f64,
     env: &Environment<'w>,
-) -> [Result<BodyForces>; LANES] {
-    step_in_lanes_here(bodies, states, dt, env)
+    results: &mut [Result<BodyForces>],
+) {
+    step_in_lanes_here(bodies, states, dt, env, results)
 }
 
 #[inline(always)]
@@ -1762,8 +1765,8 @@ fn step_in_lanes_here(
     states: &[&BodyState],
     dt: f64,
     env: &Environment<'_>,
-) -> [Result<BodyForces>; LANES] {
-    let mut results: [Result<BodyForces>; LANES] = std::array::from_fn(|_| Ok(BodyForces::default()));
+    results: &mut [Result<BodyForces>],
+) {
     // The bodies up to the first missing one.
     let count = bodies
         .iter()
@@ -1773,7 +1776,7 @@ fn step_in_lanes_here(
         .min(LANES);
     let bodies = &mut bodies[..count];
     let Some(Some(first)) = bodies.first() else {
-        return results;
+        return;
     };
     let _timer = sections::time(Section::Compute);
     let hull = Arc::clone(&first.hull);
@@ -2018,10 +2021,11 @@ fn step_in_lanes_here(
             }
         }
         replay.derived = Some(derived);
-        results[l] = body.commit(forces, replay);
+        if let Some(result) = results.get_mut(l) {
+            *result = body.commit(forces, replay);
+        }
     }
     LaneScratch::give_back(scratch);
-    results
 }
 
 /// What the first pass sums: the hydrostatic, slamming and air forces with their moments
@@ -2732,7 +2736,8 @@ mod tests {
                         }
                         let state_refs: Vec<&BodyState> = states.iter().collect();
                         let mut lanes: Vec<Option<&mut Body>> = grouped.iter_mut().map(Some).collect();
-                        let in_lanes = step_in_lanes(&mut lanes, &state_refs, 0.02, &env);
+                        let mut in_lanes: Vec<Result<BodyForces>> = vec![Ok(BodyForces::default()); LANES];
+                        step_in_lanes(&mut lanes, &state_refs, 0.02, &env, &mut in_lanes);
                         for l in 0..LANES {
                             // Alone (one body in the lanes): the same bits as in company.
                             let single = alone[l].step(&states[l], 0.02, &env);

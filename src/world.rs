@@ -711,7 +711,7 @@ impl World {
             }
             if prepared.iter().all(|&p| p) {
                 let mut lanes = guards.each_mut().map(|b| b.as_deref_mut());
-                group.results = step_in_lanes(&mut lanes[..members.len()], &states, dt, &env);
+                step_in_lanes(&mut lanes[..members.len()], &states, dt, &env, &mut group.results);
             } else {
                 // (A body whose water could not be sampled: the batch fails, and the
                 // others' steps are undone; they are taken one at a time meanwhile.)
