@@ -196,12 +196,10 @@ pub struct World {
     batch_mark: u64,
     wind: DVec3,
     current: DVec3,
-    /// Forces of the batch being stepped, written out only once every body is done.
-    batch_forces: Vec<Result<BodyForces>>,
     /// The batch's states, validated once.
     batch_states: Vec<BodyState>,
-    /// The batch's bodies in the groups they are stepped in, and the group being filled
-    /// for each lane key.
+    /// The batch's bodies in the groups they are stepped in, with their forces (written
+    /// out only once every body is done), and the group being filled for each lane key.
     batch_groups: Vec<BatchGroup>,
     batch_open: HashMap<LaneKey, usize>,
 }
@@ -280,7 +278,6 @@ impl World {
             batch_mark: 0,
             wind: DVec3::ZERO,
             current: DVec3::ZERO,
-            batch_forces: Vec::new(),
             batch_states: Vec::new(),
             batch_groups: Vec::new(),
             batch_open: HashMap::new(),
@@ -628,11 +625,8 @@ impl World {
             return Err(e);
         }
 
-        // Computed into a buffer of the world's and copied out at the end, so that even a
-        // panic (a bug) in one body leaves every output untouched.
-        let mut results = std::mem::take(&mut self.batch_forces);
-        results.clear();
-        results.resize(ids.len(), Ok(BodyForces::default()));
+        // Computed into the groups' buffers (the world's) and copied out at the end, so that
+        // even a panic (a bug) in one body leaves every output untouched.
         let alone = ids.len() == 1 && self.bodies.get(ids[0].0).is_some_and(|b| lock(b).is_divisible());
         let helper = if self.wake_helper(alone) {
             self.helper.as_ref()
@@ -659,7 +653,6 @@ impl World {
                 if let Err(e) = b.prepare(state(i), &env) {
                     drop(b);
                     (0..i).filter_map(body).for_each(|mut b| b.undo_prepare());
-                    self.batch_forces = results;
                     self.batch_states = states_buffer;
                     self.batch_groups = groups;
                     self.batch_open = open;
@@ -725,41 +718,47 @@ impl World {
         match &self.pool {
             // Waking the workers costs more than stepping a lone body, unless its hull is
             // big enough to share among them.
-            Some(Workers { pool: Some(pool), .. }) if results.len() > 1 || (alone && helper.is_none()) => {
+            Some(Workers { pool: Some(pool), .. }) if ids.len() > 1 || (alone && helper.is_none()) => {
                 pool.install(|| groups.par_iter_mut().for_each(step_group))
             }
             _ => groups.iter_mut().for_each(step_group),
         }
-        for group in &mut groups {
-            for (&i, result) in group.members[..group.len].iter().zip(&mut group.results) {
-                results[i as usize] = std::mem::replace(result, Ok(BodyForces::default()));
+        // All or nothing: one body that could not be stepped undoes the others' steps.
+        let failed = groups
+            .iter()
+            .flat_map(|g| g.members[..g.len].iter().zip(&g.results[..g.len]))
+            .filter(|(_, r)| r.is_err())
+            .map(|(&i, _)| i as usize)
+            .min();
+        if let Some(failed) = failed {
+            let mut error = Error::argument("a body failed");
+            for group in &groups {
+                for (&i, result) in group.members[..group.len].iter().zip(&group.results) {
+                    match result {
+                        Ok(_) => {
+                            if let Some(mut b) = body(i as usize) {
+                                b.undo_step();
+                            }
+                        }
+                        Err(e) if i as usize == failed => error = e.clone(),
+                        Err(_) => {}
+                    }
+                }
+            }
+            self.batch_groups = groups;
+            self.batch_open = open;
+            self.batch_states = states_buffer;
+            return Err(Error::new(error.kind, format!("bodies[{failed}]: {error}")));
+        }
+        for group in &groups {
+            for (&i, result) in group.members[..group.len].iter().zip(&group.results) {
+                if let (Ok(forces), Some(o)) = (result, out.get_mut(i as usize)) {
+                    write(forces, o);
+                }
             }
         }
         self.batch_groups = groups;
         self.batch_open = open;
-        // All or nothing: one body that could not be stepped undoes the others' steps.
-        if let Some(failed) = results.iter().position(Result::is_err) {
-            for (i, result) in results.iter().enumerate() {
-                if result.is_ok() {
-                    if let Some(mut b) = body(i) {
-                        b.undo_step();
-                    }
-                }
-            }
-            let error = results[failed]
-                .clone()
-                .err()
-                .unwrap_or_else(|| Error::argument("a body failed"));
-            self.batch_forces = results;
-            self.batch_states = states_buffer;
-            return Err(Error::new(error.kind, format!("bodies[{failed}]: {error}")));
-        }
-        for (o, forces) in out.iter_mut().zip(&results) {
-            if let Ok(forces) = forces {
-                write(forces, o);
-            }
-        }
-        self.batch_forces = results;
         self.batch_states = states_buffer;
         Ok(())
     }
