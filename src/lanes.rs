@@ -22,6 +22,14 @@
 //! rounding (`Body`'s tests); like it, they do not depend on the processor or the
 //! threads.
 //!
+//! No arithmetic crosses lanes, so a body's forces are the same bits whichever bodies
+//! share its group. A triangle dry (or wet) in every lane skips the pieces no lane has,
+//! which would only add zeros (a sum from +0 is never -0, and adding a zero of either sign
+//! leaves it as it is). A small body stepped alone puts eight of its own triangles in the
+//! lanes ([`pass_one_single`], [`pass_two_single`]) and adds each triangle's contribution
+//! to its sums in triangle order, as a group adds it: `World::step_body` and a batch give
+//! the same bits.
+//!
 //! The bodies' own scalar work (the end-of-step motion, damping, the limiter, the added
 //! mass) stays in `Body`, shared with the one-body step.
 
