@@ -12,7 +12,12 @@
 //! by the time the host is done with its own share is taken back and run on the host's
 //! thread: a late helper costs nothing but its help.
 //!
-//! Batches keep rayon's pool ([`Team::Pool`]): there every thread has bodies of its own.
+//! A batch in a two-thread world is shared with the helper too, group of bodies by group
+//! ([`Team::share`]: the host's thread from the front, the helper from the back): a batch
+//! of small bodies is over in a few hundred microseconds, where handing it to the pool
+//! and waking its threads cost a tenth of that (1024 boxes: A/B minimum 687 -> 581 µs).
+//! Worlds of more threads keep rayon's pool ([`Team::Pool`]): there every thread has
+//! bodies of its own.
 
 use std::cell::UnsafeCell;
 use std::panic::{self, AssertUnwindSafe};

@@ -2,7 +2,8 @@
 //! parallel.
 //!
 //! Bodies are independent within a step: each reads the shared water and hull and writes
-//! only its own buffers, so a batch runs them on rayon's workers and gets results that are
+//! only its own buffers, so a batch runs them on rayon's workers (in a two-thread world,
+//! on the caller's thread and the world's helper thread) and gets results that are
 //! bit-identical to stepping them one by one, whatever the thread count.
 
 use std::collections::HashMap;
@@ -16,7 +17,7 @@ use crate::error::{Error, ErrorKind, Result, non_negative_up_to, positive_up_to,
 use crate::handle::{HandleKind, Slots};
 use crate::hull::{Hull, HullDesc, HullInfo};
 use crate::lanes::LANES;
-use crate::team::Helper;
+use crate::team::{Helper, Team};
 use crate::water::Water;
 
 /// A hull's id within its world (a C ABI `KeelHull`).
@@ -559,6 +560,9 @@ impl World {
         if states.len() != ids.len() || out.len() != ids.len() {
             return Err(Error::argument("ids, states and outputs must have the same length"));
         }
+        // In a two-thread world the helper thread shares a batch's bodies with this
+        // thread, woken now so that it is running by the time the checks are done.
+        let batch_helper = ids.len() > 1 && self.wake_helper(true);
         self.batch_mark += 1;
         let mark = self.batch_mark;
         let mut states_buffer = std::mem::take(&mut self.batch_states);
@@ -633,6 +637,7 @@ impl World {
         } else {
             None
         };
+        let batch_helper = if batch_helper { self.helper.as_ref() } else { None };
         let env = Environment {
             // Bodies enough to keep every thread busy: each keeps its triangles.
             share_triangles: ids.len() < self.thread_count(),
@@ -716,6 +721,13 @@ impl World {
             }
         };
         match &self.pool {
+            // Two threads: this one from the front of the groups, the helper from the back
+            // (no pool to hand the batch to and wake, and this thread works too).
+            _ if batch_helper.is_some() => {
+                if let Some(h) = batch_helper {
+                    Team::Helper(h).share(|| (), groups.iter_mut(), step_group);
+                }
+            }
             // Waking the workers costs more than stepping a lone body, unless its hull is
             // big enough to share among them.
             Some(Workers { pool: Some(pool), .. }) if ids.len() > 1 || (alone && helper.is_none()) => {
@@ -780,5 +792,73 @@ impl std::fmt::Debug for World {
             .field("hulls", &self.hulls.len())
             .field("bodies", &self.bodies.len())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hull::box_mesh;
+
+    /// A two-thread world's batch is shared with its helper thread (the caller takes
+    /// groups from the front, the helper from the back), and gives each body the forces
+    /// it gets stepped on its own, to the bit.
+    #[test]
+    fn a_two_thread_batch_is_shared_with_the_helper_and_gives_single_steps_forces() {
+        let scene = |threads: u32| {
+            let mut world = World::new(&WorldDesc {
+                thread_count: threads,
+                ..WorldDesc::default()
+            })
+            .unwrap();
+            let (vertices, indices) = box_mesh(glam::Vec3::new(1.0, 0.8, 1.5));
+            let hull = world
+                .create_hull(&HullDesc {
+                    vertices: &vertices,
+                    indices: &indices,
+                    flip_winding: false,
+                })
+                .unwrap();
+            let mut ids = Vec::new();
+            let mut states = Vec::new();
+            for i in 0..40 {
+                ids.push(
+                    world
+                        .create_body(&BodyDesc {
+                            hull,
+                            mass: 300.0 + 10.0 * i as f64,
+                            ..BodyDesc::default()
+                        })
+                        .unwrap(),
+                );
+                let x = i as f64;
+                states.push(BodyState {
+                    position: DVec3::new(3.0 * x, -0.2 + 0.01 * x, 0.0),
+                    linear_velocity: DVec3::new(0.1 * x, -0.5, 0.2),
+                    angular_velocity: DVec3::new(0.3, 0.02 * x, -0.1),
+                    center_of_mass: DVec3::new(3.0 * x, -0.2 + 0.01 * x, 0.0),
+                    ..BodyState::default()
+                });
+            }
+            (world, ids, states)
+        };
+        let (mut batched, ids, states) = scene(2);
+        let (mut single, single_ids, _) = scene(1);
+        let mut out = vec![BodyForces::default(); ids.len()];
+        for _ in 0..3 {
+            batched
+                .step_bodies(&ids, &states, 0.02, &mut out, |s| *s, |f, o| *o = *f)
+                .unwrap();
+            for ((id, state), batch) in single_ids.iter().zip(&states).zip(&out) {
+                let alone = single.step_body(*id, state, 0.02).unwrap();
+                assert_eq!(format!("{alone:?}"), format!("{batch:?}"));
+            }
+        }
+        assert!(out.iter().all(|f| f.buoyancy_force.y > 0.0), "the boxes must float");
+        if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+            eprintln!("skipped: this process may use one processor only, so no helper thread is started");
+        } else {
+            assert!(batched.helper.is_some(), "the batch did not start the helper");
+        }
     }
 }
