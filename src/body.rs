@@ -25,9 +25,9 @@ use crate::team::{Helper, Team};
 use crate::water::Water;
 use crate::water::patch::WaterPatch;
 use crate::whole_triangles::{
-    CHUNK_ROWS, ChunkOutput, DragConstants, DragParams, DragSums, History, HistoryChunk, Mesh, Motion, PARALLEL_ROWS,
-    PiecePass, Pressure, Scratch, WetTriangles, WholeParams, WholeSums, chunk_ranges, drag_pass, drag_pieces,
-    is_fast_power, needs_three_points, whole_pass,
+    CHUNK_ROWS, ChunkOutput, DragConstants, DragParams, DragSums, History, HistoryChunk, HistoryChunkMut, Mesh, Motion,
+    PARALLEL_ROWS, PiecePass, Pressure, Scratch, WetTriangles, WholeParams, WholeSums, chunk_ranges, drag_pass,
+    drag_pieces, is_fast_power, needs_three_points, whole_pass,
 };
 use crate::world::HullId;
 
@@ -656,6 +656,19 @@ fn piece_buffers(triangles: usize) -> (Vec<[DVec3; 3]>, Vec<u32>) {
     (Vec::with_capacity(2 * triangles), Vec::with_capacity(2 * triangles))
 }
 
+/// What a body's lock adds before it in its slot (`std`'s `Mutex` keeps its lock word and
+/// poison flag ahead of the value; were that to change, prefetches would only be a line
+/// off).
+const LOCK_BYTES: usize = 8;
+
+/// The bytes of a body's slot a batch's checks read: its lock, then its fields up to its
+/// description.
+pub(crate) const CHECKED_BYTES: usize = LOCK_BYTES + std::mem::offset_of!(Body, samples);
+
+/// The bytes of a body's slot its step in the lanes reads besides its replays and
+/// buffers: its lock, then its fields up to the replays.
+pub(crate) const LANES_HOT_BYTES: usize = LOCK_BYTES + std::mem::offset_of!(Body, replays);
+
 /// Bodies of equal keys can be stepped in one group of lanes ([`Body::lane_key`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct LaneKey {
@@ -665,10 +678,25 @@ pub(crate) struct LaneKey {
 }
 
 /// A floating rigid body's force model and history.
+///
+/// `repr(C)`, in this order: what a batch's checks read first (`batch_mark` to the
+/// description), then everything else a small body's step in the lanes reads or writes,
+/// then what only big hulls and detail use. 10000 boxes outgrow the caches, and a step's
+/// misses are then counted in cache lines: fields a step touches together are best in
+/// consecutive lines, which a batch asks for ahead ([`Body::prefetch_for_lanes`],
+/// [`BODY_CHECKED_BYTES`]).
 #[derive(Debug)]
+#[repr(C)]
 pub struct Body {
-    desc: BodyDesc,
+    /// Marks the body as listed in the batch being validated (duplicate detection).
+    pub(crate) batch_mark: u64,
+    /// Whether a step of this hull has been taken.
+    has_history: bool,
+    /// What `has_history` was before the last step (to undo it).
+    had_history: bool,
+    latest: usize,
     hull: Arc<Hull>,
+    desc: BodyDesc,
     /// The water under the hull at the last step ...
     samples: Samples,
     /// ... and the one being sampled, swapped in only when sampling succeeds, so that a
@@ -676,6 +704,17 @@ pub struct Body {
     next_samples: Samples,
     /// World positions of the vertices (the water's query points).
     points: Vec<DVec3>,
+    /// What the last step produced ...
+    committed: Output,
+    /// ... and a spare set a step writes into, swapped in only when the step succeeds.
+    /// Right after a step it holds what the step replaced, so that a batch can undo it.
+    spare: Output,
+    /// The slamming history the last step compared with.
+    prior_history: History,
+    /// The last step's replay and the one before it, `replays[latest]` the last: a step
+    /// writes over the older one, and undoing it points back at the other (rather than
+    /// copying 440 bytes aside every step, which 10000 small bodies feel).
+    replays: [Option<Replay>; 2],
     /// Kerner's water patch, for hulls with more vertices than it has samples.
     patch: WaterPatch,
     /// The step's triangles cut by the water ...
@@ -694,26 +733,8 @@ pub struct Body {
     /// reads them after the step (its detail replays it), rather than one in each of
     /// `committed` and `spare` (for 10000 boxes, memory a step touches is time).
     pieces: (Vec<[DVec3; 3]>, Vec<u32>),
-    /// What the last step produced ...
-    committed: Output,
-    /// ... and a spare set a step writes into, swapped in only when the step succeeds.
-    /// Right after a step it holds what the step replaced, so that a batch can undo it.
-    spare: Output,
-    /// The slamming history the last step compared with.
-    prior_history: History,
-    /// Whether a step of this hull has been taken.
-    has_history: bool,
-    /// The last step's replay and the one before it, `replays[latest]` the last: a step
-    /// writes over the older one, and undoing it points back at the other (rather than
-    /// copying 440 bytes aside every step, which 10000 small bodies feel).
-    replays: [Option<Replay>; 2],
-    latest: usize,
-    /// What `has_history` was before the last step (to undo it).
-    had_history: bool,
     /// The last step's detail, once asked for.
     detail: Option<Detail>,
-    /// Marks the body as listed in the batch being validated (duplicate detection).
-    pub(crate) batch_mark: u64,
 }
 
 impl Body {
@@ -758,27 +779,24 @@ impl Body {
     }
 
     /// Asks the processor to start loading what a step in the lanes
-    /// ([`step_in_lanes`]) reads or writes of this body: its own fields, its samples of the
-    /// water, and the slamming histories it compares and writes.
+    /// ([`step_in_lanes`]) reads or writes of this body: the replay it writes, its samples
+    /// of the water, and the slamming histories it compares and writes. (Its fields before
+    /// the replays, [`LANES_HOT_BYTES`], are asked for a group earlier, by address: reading
+    /// the buffers' addresses here waits for them.)
     pub(crate) fn prefetch_for_lanes(&self) {
         fn buffer<T>(v: &[T]) {
             crate::prefetch::prefetch(v.as_ptr().cast(), std::mem::size_of_val(v).min(PREFETCH_BYTES));
         }
-        crate::prefetch::prefetch((self as *const Body).cast(), std::mem::size_of::<Body>());
+        let written = &self.replays[self.latest ^ 1];
+        crate::prefetch::prefetch(std::ptr::from_ref(written).cast(), std::mem::size_of_val(written));
         for samples in [&self.samples, &self.next_samples] {
             buffer(&samples.vertices);
             buffer(&samples.heights);
             buffer(&samples.velocities);
         }
         buffer(&self.points);
-        for history in [&self.committed.history, &self.spare.history] {
-            for chunk in history.chunks.iter().take(1) {
-                buffer(&chunk.area);
-                for c in &chunk.velocity {
-                    buffer(c);
-                }
-            }
-        }
+        buffer(self.committed.history.as_slice());
+        buffer(self.spare.history.as_slice());
     }
 
     /// The start and length in bytes of every buffer a step reads or writes.
@@ -809,11 +827,8 @@ impl Body {
             buffer(each, &chunk.cut);
         }
         for history in [&self.committed.history, &self.spare.history, &self.prior_history] {
-            buffer(each, &history.chunks);
-            for chunk in history.chunks.iter().take(1) {
-                buffer(each, &chunk.area);
-                chunk.velocity.iter().for_each(|c| buffer(each, c));
-            }
+            let columns = history.as_slice();
+            each(columns.as_ptr().cast(), std::mem::size_of_val(columns));
         }
     }
 
@@ -1157,15 +1172,15 @@ impl Body {
                     flat: samples.flat,
                     water_velocities: water_moves.then_some(&samples.velocities[..]),
                 };
-                let $whole = |((range, chunk), ((history, wet), prior)): WholeChunk<'_>| {
+                let $whole = |((range, chunk), ((mut history, wet), prior)): WholeChunk<'_>| {
                     let mut scratch = Scratch::take();
                     chunk.sums = whole_pass(
                         &mesh,
                         &motion,
                         &params,
                         range,
-                        prior,
-                        history,
+                        &prior,
+                        &mut history,
                         wet,
                         &mut chunk.cut,
                         &mut scratch,
@@ -1174,10 +1189,9 @@ impl Body {
                 };
                 let $chunks = chunk_ranges(hull.columns.len()).zip(self.chunks.iter_mut()).zip(
                     out.history
-                        .chunks
-                        .iter_mut()
+                        .chunks_mut()
                         .zip(self.wet.iter_mut())
-                        .zip(prior.chunks.iter()),
+                        .zip(prior.chunks()),
                 );
                 $body
             }};
@@ -1828,7 +1842,7 @@ fn step_in_lanes_here(
                 column[axis][l] = v[axis];
             }
         }
-        let prior = &body.committed.history.chunks[0];
+        let prior = body.committed.history.first();
         for (j, before) in scratch.prior.iter_mut().enumerate() {
             before[0][l] = prior.area[j];
             for axis in 0..3 {
@@ -1876,8 +1890,8 @@ fn step_in_lanes_here(
                 &motion,
                 &mass,
                 &constants,
-                &committed.history.chunks[0],
-                &mut spare.history.chunks[0],
+                &committed.history.first(),
+                &mut spare.history.first_mut(),
             )
         }
         _ => lanes::pass_one(
@@ -2013,7 +2027,7 @@ fn step_in_lanes_here(
             &inverse_inertias[l],
             &mut Discard,
         );
-        let history = &mut body.spare.history.chunks[0];
+        let history = body.spare.history.first_mut();
         for (j, now) in scratch.history.iter().enumerate() {
             history.area[j] = now[0][l];
             for axis in 0..3 {
@@ -2376,7 +2390,7 @@ fn whole_sums(chunks: &[ChunkOutput]) -> WholeSums {
 
 type WholeChunk<'a> = (
     (std::ops::Range<usize>, &'a mut ChunkOutput),
-    ((&'a mut HistoryChunk, &'a mut WetTriangles), &'a HistoryChunk),
+    ((HistoryChunkMut<'a>, &'a mut WetTriangles), HistoryChunk<'a>),
 );
 
 /// Cut triangles from which a step runs their pieces through the whole triangles' loop.

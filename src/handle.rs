@@ -35,6 +35,9 @@ fn next_generation() -> u64 {
     if g == 0 { next_generation() } else { g }
 }
 
+/// `repr(C)`: the generation, then the object, so that the first bytes of a slot hold
+/// both ([`Slots::prefetch`]).
+#[repr(C)]
 struct Entry<T> {
     generation: u64,
     value: Option<T>,
@@ -93,6 +96,19 @@ impl<T> Slots<T> {
         };
         self.live += 1;
         Some(self.encode(index, generation))
+    }
+
+    /// Asks the processor to start loading the slot of `id`, its generation and the first
+    /// `bytes` bytes of its object, without reading them: a batch of many bodies asks for
+    /// the ones it will check or step next, whose addresses it knows before their
+    /// contents.
+    #[inline]
+    pub fn prefetch(&self, id: u64, bytes: usize) {
+        if let Some((index, _)) = self.decode(id) {
+            let entry = self.entries.as_ptr().wrapping_add(index);
+            let bytes = (std::mem::offset_of!(Entry<T>, value) + bytes).min(std::mem::size_of::<Entry<T>>());
+            crate::prefetch::prefetch(entry.cast(), bytes);
+        }
     }
 
     /// The live object with this id.

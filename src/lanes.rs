@@ -40,8 +40,8 @@ use crate::forces::slamming::{SlammingParams, slamming_row};
 use glam::DVec3;
 
 use crate::hull::Hull;
-use crate::whole_triangles::HistoryChunk;
 use crate::whole_triangles::{DragConstants, cross, dot, drag_at, needs_three_points, scale, sub};
+use crate::whole_triangles::{HistoryChunk, HistoryChunkMut};
 
 /// Bodies per group.
 pub(crate) const LANES: usize = 8;
@@ -860,8 +860,8 @@ pub(crate) fn pass_one_single(
     motion: &LaneMotion,
     mass: &Lanes,
     k: &PassOneConstants,
-    prior: &HistoryChunk,
-    history: &mut HistoryChunk,
+    prior: &HistoryChunk<'_>,
+    history: &mut HistoryChunkMut<'_>,
 ) -> PassOneSums {
     match (k.slamming.is_some(), k.air.is_some()) {
         (true, true) => single_one_loop::<true, true>(hull, body, motion, mass, k, prior, history),
@@ -878,8 +878,8 @@ fn single_one_loop<const SLAM: bool, const AIR: bool>(
     motion: &LaneMotion,
     mass: &Lanes,
     k: &PassOneConstants,
-    prior: &HistoryChunk,
-    history: &mut HistoryChunk,
+    prior: &HistoryChunk<'_>,
+    history: &mut HistoryChunkMut<'_>,
 ) -> PassOneSums {
     let mut s = PassOneSums::default();
     let c = one_constants(k);

@@ -14,16 +14,21 @@
 /// Bytes per cache line.
 const LINE: usize = 64;
 
-/// Asks the processor to load the `bytes` bytes from `start` into its caches.
+/// Asks the processor to load the `bytes` bytes from `start` into its caches: every cache
+/// line they touch, the first and last included when `start` is not at a line's start.
 #[inline]
 pub(crate) fn prefetch(start: *const u8, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
-    for offset in (0..bytes).step_by(LINE) {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        // SAFETY: the target feature the call needs (SSE) is part of the x86-64 baseline
-        // that every x86_64 target enables, and a prefetch never faults, whatever the
-        // address (`wrapping_add` makes no claim about it either).
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset).cast()) };
+    {
+        let first = (start as usize) % LINE;
+        let line = start.wrapping_sub(first);
+        for offset in (0..first + bytes).step_by(LINE) {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            // SAFETY: the target feature the call needs (SSE) is part of the x86-64
+            // baseline that every x86_64 target enables, and a prefetch never faults,
+            // whatever the address (`wrapping_add` makes no claim about it either).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(line.wrapping_add(offset).cast()) };
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (start, bytes);

@@ -31,11 +31,17 @@ pub enum Section {
     /// Both passes of a small hull's bodies stepped in lanes (`crate::lanes`), for a group
     /// of up to eight bodies or one alone.
     LanePasses,
+    /// A batch's checks and grouping, before any body is stepped (serial).
+    BatchChecks,
+    /// A batch's groups stepped, prepare and compute included (on every thread).
+    BatchGroups,
+    /// A batch's forces written out, after every body is stepped (serial).
+    BatchWrite,
 }
 
 impl Section {
     /// Every section, in the order of [`report`].
-    pub const ALL: [Section; 8] = [
+    pub const ALL: [Section; 11] = [
         Section::Prepare,
         Section::PatchWater,
         Section::PatchInterpolation,
@@ -44,6 +50,9 @@ impl Section {
         Section::CutTriangles,
         Section::DragPass,
         Section::LanePasses,
+        Section::BatchChecks,
+        Section::BatchGroups,
+        Section::BatchWrite,
     ];
 
     /// A short name for tables.
@@ -57,6 +66,9 @@ impl Section {
             Section::CutTriangles => "  cut triangles",
             Section::DragPass => "  drag pass",
             Section::LanePasses => "  lanes: both passes (a group)",
+            Section::BatchChecks => "batch: checks and grouping",
+            Section::BatchGroups => "batch: groups stepped",
+            Section::BatchWrite => "batch: forces written out",
         }
     }
 }
@@ -217,9 +229,20 @@ mod tests {
         // and only as a lower bound.
         let before = report().unwrap();
         let steps = 5;
+        let mut out = [crate::BodyForces::default(); 2];
         for _ in 0..steps {
             world.step_body(body, &state, 1.0 / 60.0).unwrap();
             world.step_body(looped, &state, 1.0 / 60.0).unwrap();
+            world
+                .step_bodies(
+                    &[body, looped],
+                    &[state; 2],
+                    1.0 / 60.0,
+                    &mut out,
+                    |s| *s,
+                    |f, o| *o = *f,
+                )
+                .unwrap();
         }
         let after = report().unwrap();
         let grew = |s: Section| {
@@ -235,6 +258,9 @@ mod tests {
             Section::WholePass,
             Section::DragPass,
             Section::LanePasses,
+            Section::BatchChecks,
+            Section::BatchGroups,
+            Section::BatchWrite,
         ] {
             let (count, nanoseconds) = grew(s);
             assert!(count >= steps, "{s:?} ran {count} times in {steps} steps");

@@ -12,11 +12,15 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use glam::DVec3;
 use rayon::prelude::*;
 
-use crate::body::{Body, BodyDesc, BodyForces, BodyState, Environment, LaneKey, check_dt, step_in_lanes};
+use crate::body::{
+    Body, BodyDesc, BodyForces, BodyState, CHECKED_BYTES, Environment, LANES_HOT_BYTES, LaneKey, check_dt,
+    step_in_lanes,
+};
 use crate::error::{Error, ErrorKind, Result, non_negative_up_to, positive_up_to, within};
 use crate::handle::{HandleKind, Slots};
 use crate::hull::{Hull, HullDesc, HullInfo};
 use crate::lanes::LANES;
+use crate::sections::{self, Section};
 use crate::team::{Helper, Team};
 use crate::water::Water;
 
@@ -247,6 +251,9 @@ fn not_a_body(id: BodyId) -> String {
 /// 10000 of them 7 % faster per step with it), while a hundred small ones stay in them
 /// and only pay for the asking (4 % slower).
 const PREFETCH_FROM_BODIES: usize = 256;
+
+/// How many bodies ahead a batch's checks ask for the body they will check.
+const CHECK_AHEAD: usize = 8;
 
 fn lock(body: &Mutex<Body>) -> MutexGuard<'_, Body> {
     // A panic inside a step leaves nothing half-shared: the body's buffers are rewritten
@@ -577,8 +584,15 @@ impl World {
         groups.clear();
         open.clear();
         let mut last: Option<(LaneKey, usize)> = None;
+        let prefetch = ids.len() >= PREFETCH_FROM_BODIES;
+        let checks = sections::time(Section::BatchChecks);
         let checked = (|| {
             for (i, (id, state)) in ids.iter().zip(states).enumerate() {
+                // The bodies a few places on start loading (each a cache miss in a big
+                // batch, which the processor would otherwise wait for one at a time).
+                if let Some(ahead) = ids.get(i + CHECK_AHEAD).filter(|_| prefetch) {
+                    self.bodies.prefetch(ahead.0, CHECKED_BYTES);
+                }
                 // Not locked: the world is borrowed mutably, so no other thread holds a
                 // body, and a lock is an atomic read-modify-write that waits for its cache
                 // line (10000 of them in a row were a serial millisecond of a batch).
@@ -622,6 +636,7 @@ impl World {
             }
             Ok(())
         })();
+        checks.stop();
         if let Err(e) = checked {
             self.batch_states = states_buffer;
             self.batch_groups = groups;
@@ -665,7 +680,6 @@ impl World {
                 }
             }
         }
-        let prefetch = ids.len() >= PREFETCH_FROM_BODIES;
         let step_group = |group: &mut BatchGroup| {
             let members = &group.members[..group.len];
             if !group.in_lanes {
@@ -692,6 +706,11 @@ impl World {
                     if let Some(Ok(b)) = bodies.get(id.0).map(Mutex::try_lock) {
                         b.prefetch_for_lanes();
                     }
+                }
+                // And the group after it, by address only (the line above reads these
+                // bodies' fields, which should then be in the caches).
+                for id in ids.iter().skip(next + LANES).take(LANES) {
+                    bodies.prefetch(id.0, LANES_HOT_BYTES);
                 }
             }
             let mut guards: [Option<MutexGuard<'_, Body>>; LANES] =
@@ -720,6 +739,7 @@ impl World {
                 }
             }
         };
+        let stepping = sections::time(Section::BatchGroups);
         match &self.pool {
             // Two threads: this one from the front of the groups, the helper from the back
             // (no pool to hand the batch to and wake, and this thread works too).
@@ -735,6 +755,7 @@ impl World {
             }
             _ => groups.iter_mut().for_each(step_group),
         }
+        stepping.stop();
         // All or nothing: one body that could not be stepped undoes the others' steps.
         let failed = groups
             .iter()
@@ -762,6 +783,7 @@ impl World {
             self.batch_states = states_buffer;
             return Err(Error::new(error.kind, format!("bodies[{failed}]: {error}")));
         }
+        let writing = sections::time(Section::BatchWrite);
         for group in &groups {
             for (&i, result) in group.members[..group.len].iter().zip(&group.results) {
                 if let (Ok(forces), Some(o)) = (result, out.get_mut(i as usize)) {
@@ -769,6 +791,7 @@ impl World {
                 }
             }
         }
+        writing.stop();
         self.batch_groups = groups;
         self.batch_open = open;
         self.batch_states = states_buffer;
