@@ -779,8 +779,9 @@ impl Body {
     }
 
     /// Asks the processor to start loading what a step in the lanes
-    /// ([`step_in_lanes`]) reads or writes of this body: the replay it writes, its samples
-    /// of the water, and the slamming histories it compares and writes. (Its fields before
+    /// ([`step_in_lanes`]) reads or writes of this body, before its `prepare`: the replay
+    /// it writes, the samples of the water `prepare` writes, and the slamming histories it
+    /// compares and writes. (Its fields before
     /// the replays, [`LANES_HOT_BYTES`], are asked for a group earlier, by address: reading
     /// the buffers' addresses here waits for them.)
     pub(crate) fn prefetch_for_lanes(&self) {
@@ -789,11 +790,11 @@ impl Body {
         }
         let written = &self.replays[self.latest ^ 1];
         crate::prefetch::prefetch(std::ptr::from_ref(written).cast(), std::mem::size_of_val(written));
-        for samples in [&self.samples, &self.next_samples] {
-            buffer(&samples.vertices);
-            buffer(&samples.heights);
-            buffer(&samples.velocities);
-        }
+        // (Not `samples`: `prepare` writes the next set, which the lanes then read.)
+        let next = &self.next_samples;
+        buffer(&next.vertices);
+        buffer(&next.heights);
+        buffer(&next.velocities);
         buffer(&self.points);
         buffer(self.committed.history.as_slice());
         buffer(self.spare.history.as_slice());

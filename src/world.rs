@@ -699,32 +699,36 @@ impl World {
                 return;
             }
             // The bodies after these (in a batch of one kind of body, the next group's)
-            // start loading while these are stepped.
-            if prefetch {
-                let next = members[members.len() - 1] as usize + 1;
-                for id in ids.iter().skip(next).take(LANES) {
-                    if let Some(Ok(b)) = bodies.get(id.0).map(Mutex::try_lock) {
-                        b.prefetch_for_lanes();
-                    }
+            // start loading while these are stepped, one after each of these is prepared:
+            // asked for all at once, their few hundred lines overflow the processor's
+            // queue of misses, and it stalls.
+            let next = members[members.len() - 1] as usize + 1;
+            let ask_ahead = |k: usize| {
+                if !prefetch {
+                    return;
+                }
+                if let Some(Ok(b)) = ids.get(next + k).and_then(|id| bodies.get(id.0)).map(Mutex::try_lock) {
+                    b.prefetch_for_lanes();
                 }
                 // And the group after it, by address only (the line above reads these
                 // bodies' fields, which should then be in the caches).
-                for id in ids.iter().skip(next + LANES).take(LANES) {
+                if let Some(id) = ids.get(next + LANES + k) {
                     bodies.prefetch(id.0, LANES_HOT_BYTES);
                 }
-            }
+            };
             let mut guards: [Option<MutexGuard<'_, Body>>; LANES] =
                 std::array::from_fn(|k| members.get(k).and_then(|&i| body(i as usize)));
             // (The spare lanes' entries repeat the first body: never read.)
             let states: [&BodyState; LANES] = std::array::from_fn(|k| state(group.members[k] as usize));
             let mut prepared = [true; LANES];
-            if !serial_water {
-                for (k, (b, result)) in guards.iter_mut().zip(group.results.iter_mut()).enumerate() {
+            for (k, (b, result)) in guards.iter_mut().zip(group.results.iter_mut()).enumerate() {
+                if !serial_water {
                     if let Some(Err(e)) = b.as_mut().map(|b| b.prepare(states[k], &env)) {
                         *result = Err(e);
                         prepared[k] = false;
                     }
                 }
+                ask_ahead(k);
             }
             if prepared.iter().all(|&p| p) {
                 let mut lanes = guards.each_mut().map(|b| b.as_deref_mut());
