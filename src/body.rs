@@ -746,6 +746,9 @@ pub struct Body {
     spare: Output,
     /// The slamming history the last step compared with.
     prior_history: History,
+    /// The last step's detail, once asked for (boxed: every step clears it, and a step
+    /// of a small body then writes a line it has in cache already).
+    detail: Option<Box<Detail>>,
     /// Whether `replay_descs[k]` holds the description `replays[k]`'s step used (the
     /// host changed it since); otherwise that is `desc`.
     replay_desc_kept: [bool; 2],
@@ -773,8 +776,6 @@ pub struct Body {
     /// reads them after the step (its detail replays it), rather than one in each of
     /// `committed` and `spare` (for 10000 boxes, memory a step touches is time).
     pieces: (Vec<[DVec3; 3]>, Vec<u32>),
-    /// The last step's detail, once asked for.
-    detail: Option<Detail>,
 }
 
 impl Body {
@@ -1116,9 +1117,9 @@ impl Body {
             self.run(&replay, &prior, &mut scratch, &mut detail, Team::Alone);
             detail.submerged = scratch.pieces;
             self.prior_history = prior;
-            self.detail = Some(detail);
+            self.detail = Some(Box::new(detail));
         }
-        self.detail.as_ref()
+        self.detail.as_deref()
     }
 
     /// The step itself, from the sampled water. Two passes. The first clips every
