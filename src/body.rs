@@ -916,6 +916,11 @@ impl Body {
         self.patch = WaterPatch::sized(if used { cells } else { 0 });
     }
 
+    /// Whether the body has taken a step (slamming then has one to compare with).
+    pub(crate) fn has_history(&self) -> bool {
+        self.has_history
+    }
+
     /// The body's parameters.
     pub fn desc(&self) -> &BodyDesc {
         &self.desc
