@@ -1412,6 +1412,9 @@ struct Fuzzer {
     max_worlds: usize,
     /// The water callbacks' parameters this thread made (leaked, see `CbCtx`).
     callbacks: Vec<&'static CbCtx>,
+    /// The last successful `keel_world_step`'s world and bodies: often stepped again, as
+    /// a game does every frame (keel then reuses the batch's checks and groups).
+    last_step: Option<(KeelWorld, Vec<KeelBody>)>,
 }
 
 impl Fuzzer {
@@ -1438,6 +1441,7 @@ impl Fuzzer {
             trace_from: cfg.trace_from,
             fail_fast: cfg.fail_fast,
             last_message: Vec::new(),
+            last_step: None,
             stats: BTreeMap::new(),
             checked: BTreeMap::new(),
             callbacks: Vec::new(),
@@ -3726,6 +3730,28 @@ impl Fuzzer {
                 bad.add(true, "an invalid body handle");
             }
         }
+        // The last step's bodies again, those destroyed since included. (On a world of
+        // this thread's only: on a shared one, a body missing from this thread's view may
+        // still live, the pool's lists being capped.)
+        let again = match (&self.last_step, wi) {
+            (Some((lw, last)), Some(i)) if *lw == w && !self.worlds[i].shared && self.rng.chance(0.5) => {
+                Some((i, last.clone()))
+            }
+            _ => None,
+        };
+        let mut count = count;
+        if let Some((i, last)) = again {
+            (ids, targets, bad) = (Vec::new(), Vec::new(), Bad::default());
+            for h in last {
+                let j = self.worlds[i].bodies.iter().position(|b| b.handle == h);
+                if j.is_none() {
+                    bad.add(true, "an invalid body handle");
+                }
+                ids.push(h);
+                targets.push(j);
+            }
+            count = ids.len();
+        }
         if count >= 2 && self.rng.chance(0.06) {
             let (a, b) = (self.rng.below(count), self.rng.below(count));
             if a != b {
@@ -3786,6 +3812,9 @@ impl Fuzzer {
                 }
             }
             return;
+        }
+        if wi.is_some() {
+            self.last_step = Some((w, ids.clone()));
         }
         if omode != Ptr::Valid {
             if !out.untouched() {
