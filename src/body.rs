@@ -715,14 +715,13 @@ pub(crate) struct LaneKey {
 }
 
 /// A floating rigid body's force model and history.
-///
-/// `repr(C)`, in this order: what a batch's checks read first (`batch_mark` to the
-/// description), then everything else a small body's step in the lanes reads or writes,
-/// then what only big hulls and detail use. 10000 boxes outgrow the caches, and a step's
-/// misses are then counted in cache lines: fields a step touches together are best in
-/// consecutive lines, which a batch asks for ahead ([`Body::prefetch_for_lanes`],
-/// [`BODY_CHECKED_BYTES`]).
 #[derive(Debug)]
+// `repr(C)`, in this order: what a batch's checks read first (`batch_mark` to the
+// description), then everything else a small body's step in the lanes reads or writes,
+// then what only big hulls and detail use. 10000 boxes outgrow the caches, and a step's
+// misses are then counted in cache lines: fields a step touches together are best in
+// consecutive lines, which a batch asks for ahead (`Body::prefetch_for_lanes`,
+// `CHECKED_BYTES`, `LANES_HOT_BYTES`).
 #[repr(C)]
 pub struct Body {
     /// Marks the body as listed in the batch being validated (duplicate detection).
