@@ -730,6 +730,9 @@ pub struct Body {
     has_history: bool,
     /// What `has_history` was before the last step (to undo it).
     had_history: bool,
+    /// Whether `patch` is used (here among the fields every step reads, where the patch
+    /// is not: a box's step would miss a line to learn that it is not).
+    uses_patch: bool,
     latest: usize,
     hull: Arc<Hull>,
     desc: BodyDesc,
@@ -802,6 +805,7 @@ impl Body {
             replay_descs: [desc; 2],
             latest: 0,
             had_history: false,
+            uses_patch: false,
             detail: None,
             batch_mark: 0,
         };
@@ -913,6 +917,7 @@ impl Body {
         let cells = self.desc.water_patch_cells as usize;
         let used = cells > 0 && (cells + 1).pow(2) < self.hull.positions.len();
         self.patch = WaterPatch::sized(if used { cells } else { 0 });
+        self.uses_patch = self.patch.is_used();
     }
 
     /// Whether the body has taken a step (slamming then has one to compare with).
@@ -1645,7 +1650,7 @@ impl Body {
         } else {
             None
         };
-        let sampled = if self.patch.is_used() && !env.water.is_cheap() {
+        let sampled = if self.uses_patch && !env.water.is_cheap() {
             // A big hull stepped alone shares the patch with its team (the world's helper
             // thread or pool), as it shares its triangles.
             let team = if self.hull.columns.len() > PARALLEL_ROWS {
