@@ -984,6 +984,16 @@ mod tests {
                 let alone = single.step_body(*id, state, 0.02).unwrap();
                 assert_eq!(format!("{alone:?}"), format!("{batch:?}"));
             }
+            // And each body's detail replays its step in the batch (its triangles' forces
+            // add up to the step's force).
+            for (id, batch) in ids.iter().zip(&out) {
+                let sum: DVec3 = batched.body(*id).unwrap().triangle_forces().map(|p| p.force).sum();
+                assert!(
+                    (sum - batch.force).length() <= 1e-9 * batch.force.length(),
+                    "{sum} vs {}",
+                    batch.force
+                );
+            }
             out
         }
         let change = |world: &mut World, id: BodyId, f: &dyn Fn(BodyDesc) -> BodyDesc| {
