@@ -201,8 +201,6 @@ pub struct World {
     batch_mark: u64,
     wind: DVec3,
     current: DVec3,
-    /// The batch's states, validated once.
-    batch_states: Vec<BodyState>,
     /// The batch's bodies in the groups they are stepped in, with their forces (written
     /// out only once every body is done), and the group being filled for each lane key.
     batch_groups: Vec<BatchGroup>,
@@ -226,6 +224,8 @@ struct BatchGroup {
     members: [u32; LANES],
     len: usize,
     in_lanes: bool,
+    /// The members whose state was refused (a bit each): their results hold why.
+    refused: u8,
     results: [Result<BodyForces>; LANES],
 }
 
@@ -235,6 +235,7 @@ impl BatchGroup {
             members: [first as u32; LANES],
             len: 1,
             in_lanes,
+            refused: 0,
             results: std::array::from_fn(|_| Ok(BodyForces::default())),
         }
     }
@@ -296,7 +297,6 @@ impl World {
             batch_mark: 0,
             wind: DVec3::ZERO,
             current: DVec3::ZERO,
-            batch_states: Vec::new(),
             batch_groups: Vec::new(),
             batch_open: HashMap::new(),
             batch_ids: Vec::new(),
@@ -586,8 +586,6 @@ impl World {
         let batch_helper = ids.len() > 1 && self.wake_helper(true);
         self.batch_mark += 1;
         let mark = self.batch_mark;
-        let mut states_buffer = std::mem::take(&mut self.batch_states);
-        states_buffer.clear();
         // Bodies of one small hull and one lane key are stepped in groups of eight, one in
         // each vector lane (`crate::lanes`; each body's forces are the same bits in any
         // group, or alone), in the order of the batch; the others one at a time. Grouped
@@ -596,7 +594,8 @@ impl World {
         let mut groups = std::mem::take(&mut self.batch_groups);
         let mut open = std::mem::take(&mut self.batch_open);
         // The last batch's ids again, with nothing changed since: its checks of the bodies
-        // hold, and its groups are these (only the states are new).
+        // hold, and its groups are these (only the states are new, and each group's
+        // thread validates its own).
         let reuse = std::mem::take(&mut self.batch_reusable) && self.batch_ids == ids;
         let mut every_body_has_history = true;
         if !reuse {
@@ -605,14 +604,10 @@ impl World {
         }
         let mut last: Option<(LaneKey, usize)> = None;
         let prefetch = ids.len() >= PREFETCH_FROM_BODIES;
+        let refused = |i: usize, e: Error| Error::new(ErrorKind::InvalidArgument, format!("states[{i}]: {e}"));
         let checks = sections::time(Section::BatchChecks);
         let checked = (|| {
             if reuse {
-                for (i, state) in states.iter().enumerate() {
-                    let state = state_of(state).validated();
-                    states_buffer
-                        .push(state.map_err(|e| Error::new(ErrorKind::InvalidArgument, format!("states[{i}]: {e}")))?);
-                }
                 return Ok(());
             }
             for (i, (id, state)) in ids.iter().zip(states).enumerate() {
@@ -635,9 +630,9 @@ impl World {
                 }
                 body.batch_mark = mark;
                 every_body_has_history &= body.has_history();
-                let state = state_of(state).validated();
-                states_buffer
-                    .push(state.map_err(|e| Error::new(ErrorKind::InvalidArgument, format!("states[{i}]: {e}")))?);
+                // Checked here too, in the order of the batch with the bodies, so that the
+                // first thing wrong is the one reported.
+                state_of(state).validated().map_err(|e| refused(i, e))?;
                 if !body.can_step_in_lanes() {
                     groups.push(BatchGroup::new(i, false));
                     continue;
@@ -667,7 +662,6 @@ impl World {
         })();
         checks.stop();
         if let Err(e) = checked {
-            self.batch_states = states_buffer;
             self.batch_groups = groups;
             self.batch_open = open;
             return Err(e);
@@ -689,28 +683,69 @@ impl World {
             ..self.environment()
         };
         let bodies = &self.bodies;
-        // Validated above: the states are sound and the ids live.
-        let valid = &states_buffer;
-        let state = |i: usize| &valid[i];
+        // Checked above: the ids are live.
         let body = |i: usize| bodies.get(ids[i].0).map(lock);
         let serial_water = env.water.is_serial();
         if serial_water {
             // The host's water is asked from this thread, one body after the other; a bad
-            // answer fails the batch before any body has changed.
-            for i in 0..ids.len() {
-                let Some(mut b) = body(i) else { continue };
-                if let Err(e) = b.prepare(state(i), &env) {
+            // answer fails the batch before any body has changed. (A reused batch's states
+            // are checked first, as the checks above would have.)
+            let refusal = if reuse {
+                states
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, s)| state_of(s).validated().err().map(|e| refused(i, e)))
+            } else {
+                None
+            };
+            let failure = refusal.or_else(|| {
+                (0..ids.len()).find_map(|i| {
+                    let state = state_of(&states[i]).validated().ok()?;
+                    let mut b = body(i)?;
+                    let e = b.prepare(&state, &env).err()?;
                     drop(b);
                     (0..i).filter_map(body).for_each(|mut b| b.undo_prepare());
-                    self.batch_states = states_buffer;
-                    self.batch_groups = groups;
-                    self.batch_open = open;
-                    return Err(Error::new(e.kind, format!("bodies[{i}]: {e}")));
-                }
+                    Some(Error::new(e.kind, format!("bodies[{i}]: {e}")))
+                })
+            });
+            if let Some(e) = failure {
+                self.batch_groups = groups;
+                self.batch_open = open;
+                return Err(e);
             }
         }
         let step_group = |group: &mut BatchGroup| {
             let members = &group.members[..group.len];
+            // Each member's state, checked by this thread (its part of the batch's serial
+            // checks); a refused one fails the batch, which then undoes the others' steps.
+            group.refused = 0;
+            // (On the stack, which the caches hold; the spare lanes repeat the first.)
+            let mut valid = [BodyState::default(); LANES];
+            for (k, &i) in members.iter().enumerate() {
+                match state_of(&states[i as usize]).validated() {
+                    Ok(state) => valid[k] = state,
+                    Err(e) => {
+                        group.results[k] = Err(refused(i as usize, e));
+                        group.refused |= 1 << k;
+                    }
+                }
+            }
+            if group.refused != 0 {
+                // The batch fails: the others are not stepped (nor undone after).
+                for (k, &i) in members.iter().enumerate() {
+                    if group.refused & (1 << k) == 0 {
+                        group.results[k] = Err(Error::argument("not stepped: another body's state was refused"));
+                        if serial_water {
+                            if let Some(mut b) = body(i as usize) {
+                                b.undo_prepare();
+                            }
+                        }
+                    }
+                }
+                return;
+            }
+            let first = valid[0];
+            valid[members.len()..].fill(first);
             if !group.in_lanes {
                 let i = members[0] as usize;
                 // The next body's buffers start loading while this one is stepped (never
@@ -721,7 +756,7 @@ impl World {
                     }
                 }
                 if let Some(mut b) = body(i) {
-                    let state = state(i);
+                    let state = &valid[0];
                     group.results[0] = if serial_water { Ok(()) } else { b.prepare(state, &env) }
                         .and_then(|()| b.compute(state, dt, &env));
                 }
@@ -748,7 +783,7 @@ impl World {
             let mut guards: [Option<MutexGuard<'_, Body>>; LANES] =
                 std::array::from_fn(|k| members.get(k).and_then(|&i| body(i as usize)));
             // (The spare lanes' entries repeat the first body: never read.)
-            let states: [&BodyState; LANES] = std::array::from_fn(|k| state(group.members[k] as usize));
+            let states: [&BodyState; LANES] = std::array::from_fn(|k| &valid[k]);
             let mut prepared = [true; LANES];
             for (k, (b, result)) in guards.iter_mut().zip(group.results.iter_mut()).enumerate() {
                 if !serial_water {
@@ -789,32 +824,31 @@ impl World {
             _ => groups.iter_mut().for_each(step_group),
         }
         stepping.stop();
-        // All or nothing: one body that could not be stepped undoes the others' steps.
-        let failed = groups
-            .iter()
-            .flat_map(|g| g.members[..g.len].iter().zip(&g.results[..g.len]))
-            .filter(|(_, r)| r.is_err())
-            .map(|(&i, _)| i as usize)
-            .min();
-        if let Some(failed) = failed {
-            let mut error = Error::argument("a body failed");
-            for group in &groups {
-                for (&i, result) in group.members[..group.len].iter().zip(&group.results) {
-                    match result {
-                        Ok(_) => {
-                            if let Some(mut b) = body(i as usize) {
-                                b.undo_step();
-                            }
-                        }
-                        Err(e) if i as usize == failed => error = e.clone(),
-                        Err(_) => {}
+        // All or nothing: one body that could not be stepped undoes the others' steps. A
+        // refused state is reported first, as the checks before any step would have.
+        let members = || {
+            groups.iter().flat_map(|g| {
+                (0..g.len).map(move |k| (g.members[k] as usize, g.refused & (1 << k) != 0, &g.results[k]))
+            })
+        };
+        let refusal = members().filter(|&(_, refused, _)| refused).min_by_key(|&(i, _, _)| i);
+        let failed = members().filter(|(_, _, r)| r.is_err()).min_by_key(|&(i, _, _)| i);
+        if let Some((failed, refused, result)) = refusal.or(failed) {
+            let error = match result {
+                Err(e) if refused => e.clone(),
+                Err(e) => Error::new(e.kind, format!("bodies[{failed}]: {e}")),
+                Ok(_) => Error::new(ErrorKind::Internal, "a failed body without its error"),
+            };
+            for (i, _, result) in members() {
+                if result.is_ok() {
+                    if let Some(mut b) = body(i) {
+                        b.undo_step();
                     }
                 }
             }
             self.batch_groups = groups;
             self.batch_open = open;
-            self.batch_states = states_buffer;
-            return Err(Error::new(error.kind, format!("bodies[{failed}]: {error}")));
+            return Err(error);
         }
         let writing = sections::time(Section::BatchWrite);
         for group in &groups {
@@ -834,7 +868,6 @@ impl World {
         }
         self.batch_groups = groups;
         self.batch_open = open;
-        self.batch_states = states_buffer;
         Ok(())
     }
 
@@ -930,9 +963,17 @@ mod tests {
     /// each body stepped on its own in a twin world, as API.md requires of any batch).
     #[test]
     fn a_batch_of_the_last_ids_sees_every_change_since() {
+        // One thread, and two (the batch shared with the helper, each thread checking its
+        // own groups' states).
+        for threads in [1, 2] {
+            the_last_ids_again(threads);
+        }
+    }
+
+    fn the_last_ids_again(threads: u32) {
         let scene = || {
             let mut world = World::new(&WorldDesc {
-                thread_count: 1,
+                thread_count: threads,
                 ..WorldDesc::default()
             })
             .unwrap();
@@ -1048,6 +1089,32 @@ mod tests {
             .step_bodies(&ids, &bad, 0.02, &mut out, |s| *s, |f, o| *o = *f)
             .unwrap_err();
         assert!(err.message.contains("states[2]"), "{}", err.message);
+        agree(&mut batched, &mut single, &ids, &single_ids, &states);
+        // Two, in other groups: the first is reported, the outputs are untouched, and the
+        // bodies whose steps were taken before the refusal was known are as they were.
+        // (The step before it elsewhere: a body whose step is wrongly undone would then
+        // compare its next step with another history.)
+        let lift = DVec3::new(0.0, 0.07, 0.0);
+        let moved: Vec<BodyState> = states
+            .iter()
+            .map(|s| BodyState {
+                position: s.position + lift,
+                center_of_mass: s.center_of_mass + lift,
+                linear_velocity: 1.5 * s.linear_velocity,
+                ..*s
+            })
+            .collect();
+        let before = agree(&mut batched, &mut single, &ids, &single_ids, &moved);
+        let mut bad = moved.clone();
+        bad[16].rotation = glam::DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+        bad[9].angular_velocity.x = f64::INFINITY;
+        let mut out = before.clone();
+        let err = batched
+            .step_bodies(&ids, &bad, 0.02, &mut out, |s| *s, |f, o| *o = *f)
+            .unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidArgument);
+        assert!(err.message.starts_with("states[9]: "), "{}", err.message);
+        assert_eq!(format!("{before:?}"), format!("{out:?}"));
         agree(&mut batched, &mut single, &ids, &single_ids, &states);
     }
 }
