@@ -783,7 +783,7 @@ pub struct Body {
     cut: Vec<u32>,
     /// ... and their slamming history, kept aside while the whole triangles' pass writes
     /// every row's.
-    cut_history: Vec<(u32, SlammingHistory)>,
+    cut_history: Vec<(u32, DVec3)>,
     /// The triangles as the drag pass needs them, by chunks of rows.
     wet: Vec<WetTriangles>,
     /// What the loops leave of each chunk of rows.
@@ -1385,7 +1385,8 @@ impl Body {
                                 add_slamming(&mut scratch.slams, dt, &slam, com, &mut slamming, sink);
                             }
                         } else {
-                            let force = slamming::slamming_force(now, before, hull.areas[j], normal, dt, &slam);
+                            let force =
+                                slamming::slamming_force_from_swept(now, before, hull.areas[j], normal, dt, &slam);
                             if force != DVec3::ZERO {
                                 let point = moment_j / area_j;
                                 slamming.add(point - com, force);
@@ -1393,7 +1394,7 @@ impl Body {
                             }
                         }
                     }
-                    ($record)(j, now);
+                    ($record)(j, now.swept());
 
                     let emerged: &[Tri] = match (&clipped, under) {
                         (Some(c), _) => c.emerged(),
@@ -1919,8 +1920,8 @@ fn step_in_lanes_here(
     scratch
         .water
         .resize(if conditions.water_moves { vertex_count } else { 0 }, [[0.0; LANES]; 3]);
-    scratch.prior.resize(triangle_count, [[0.0; LANES]; 4]);
-    scratch.history.resize(triangle_count, [[0.0; LANES]; 4]);
+    scratch.prior.resize(triangle_count, [[0.0; LANES]; 3]);
+    scratch.history.resize(triangle_count, [[0.0; LANES]; 3]);
     let mut motion = LaneMotion::default();
     let mut mass = [0.0; LANES];
     for l in 0..LANES {
@@ -1955,9 +1956,8 @@ fn step_in_lanes_here(
         }
         let prior = body.committed.history.first();
         for (j, before) in scratch.prior.iter_mut().enumerate() {
-            before[0][l] = prior.area[j];
-            for axis in 0..3 {
-                before[axis + 1][l] = prior.velocity[axis][j];
+            for (lanes, column) in before.iter_mut().zip(prior.swept) {
+                lanes[l] = column[j];
             }
         }
     }
@@ -2139,11 +2139,10 @@ fn step_in_lanes_here(
             &inverse_inertias[l],
             &mut Discard,
         );
-        let history = body.spare.history.first_mut();
+        let mut history = body.spare.history.first_mut();
         for (j, now) in scratch.history.iter().enumerate() {
-            history.area[j] = now[0][l];
-            for axis in 0..3 {
-                history.velocity[axis][j] = now[axis + 1][l];
+            for (column, lanes) in history.swept.iter_mut().zip(now) {
+                column[j] = lanes[l];
             }
         }
         replay.derived = Some(derived);

@@ -56,9 +56,9 @@ pub(crate) type LaneVectors = [Lanes; 3];
 /// axes) and the height above the water.
 pub(crate) type LaneVertex = [Lanes; 4];
 
-/// What slamming remembers of a triangle in each body of a group: submerged area and
-/// velocity x, y, z.
-pub(crate) type LaneHistory = [Lanes; 4];
+/// What slamming remembers of a triangle in each body of a group: its swept volume rate
+/// `A v` (x, y, z).
+pub(crate) type LaneHistory = [Lanes; 3];
 
 #[inline(always)]
 fn lane(v: &LaneVectors, l: usize) -> [f64; 3] {
@@ -547,7 +547,7 @@ fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8>(
         wind,
     } = *c;
     let before = *before;
-    let mut now = [[0.0; LANES]; 4];
+    let mut now = [[0.0; LANES]; 3];
     // One body (or triangle) in each lane; no loop inside (the compiler vectorises
     // innermost loops).
     for l in 0..LANES {
@@ -601,8 +601,7 @@ fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8>(
             let force = slamming_row(
                 area,
                 v,
-                before[0][l],
-                [before[1][l], before[2][l], before[3][l]],
+                [before[0][l], before[1][l], before[2][l]],
                 whole_area,
                 normal,
                 dt,
@@ -613,10 +612,10 @@ fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8>(
             add_lane(&mut s.slamming_force, l, force);
             add_lane(&mut s.slamming_torque, l, cross(sub(point, com), force));
         }
-        now[0][l] = area;
-        now[1][l] = v[0];
-        now[2][l] = v[1];
-        now[3][l] = v[2];
+        // (The product `slamming_row` computes too: the same bits.)
+        now[0][l] = area * v[0];
+        now[1][l] = area * v[1];
+        now[2][l] = area * v[2];
 
         if AIR && KIND != WET {
             let motion = (com, velocity, omega);
@@ -888,15 +887,14 @@ fn single_one_loop<const SLAM: bool, const AIR: bool>(
         let n = LANES.min(count - first);
         let (corners, water, areas) = single_corners(hull, body, first, n);
         let corners = [&corners[0], &corners[1], &corners[2]];
-        let mut before = [[0.0; LANES]; 4];
+        let mut before = [[0.0; LANES]; 3];
         for l in 0..n {
             let j = first + l;
-            before[0][l] = prior.area.get(j).copied().unwrap_or_default();
             for axis in 0..3 {
-                before[axis + 1][l] = prior.velocity[axis].get(j).copied().unwrap_or_default();
+                before[axis][l] = prior.swept[axis].get(j).copied().unwrap_or_default();
             }
         }
-        let mut now = [[0.0; LANES]; 4];
+        let mut now = [[0.0; LANES]; 3];
         let mut t = PassOneSums::default();
         let args = (&corners, &water, &areas, motion, mass, &before, &mut now);
         match kind(&corners) {
@@ -906,12 +904,9 @@ fn single_one_loop<const SLAM: bool, const AIR: bool>(
         }
         for l in 0..n {
             let j = first + l;
-            if let Some(area) = history.area.get_mut(j) {
-                *area = now[0][l];
-            }
             for axis in 0..3 {
-                if let Some(v) = history.velocity[axis].get_mut(j) {
-                    *v = now[axis + 1][l];
+                if let Some(swept) = history.swept[axis].get_mut(j) {
+                    *swept = now[axis][l];
                 }
             }
         }

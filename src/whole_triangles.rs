@@ -49,7 +49,7 @@ use glam::{DMat3, DVec3};
 use multiversion::multiversion;
 
 use crate::forces::pressure_drag::DragCoefficients;
-use crate::forces::slamming::{SlammingBlock, SlammingHistory, SlammingParams};
+use crate::forces::slamming::{SlammingBlock, SlammingParams};
 use crate::hull::TriangleColumns;
 
 /// `|omega| r` above this fraction of the centroid's speed takes a piece's drag to three
@@ -168,24 +168,29 @@ pub(crate) fn chunk_ranges(rows: usize) -> impl DoubleEndedIterator<Item = std::
         .map(move |s| s..(s + CHUNK_ROWS).min(rows))
 }
 
-/// What slamming remembers of a chunk of triangles, one column per number.
+/// What slamming remembers of a chunk of triangles: each one's swept volume rate
+/// `A v` ([`SlammingHistory::swept`](crate::forces::slamming::SlammingHistory::swept)), one column per axis.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct HistoryChunk<'h> {
-    pub area: &'h [f64],
-    pub velocity: [&'h [f64]; 3],
+    pub swept: [&'h [f64]; 3],
 }
 
 /// [`HistoryChunk`], to write.
 #[derive(Debug)]
 pub(crate) struct HistoryChunkMut<'h> {
-    pub area: &'h mut [f64],
-    pub velocity: [&'h mut [f64]; 3],
+    pub swept: [&'h mut [f64]; 3],
 }
 
+/// Numbers a row of the history keeps: the swept volume rate's x, y and z. (Slamming
+/// compares this step's `A v` with the last one's, never the area or velocity alone:
+/// keeping the product, as the last step computed it, gives the same bits as keeping both
+/// and multiplying them again, in three quarters of the memory.)
+const HISTORY_COLUMNS: usize = 3;
+
 /// What slamming remembers of every triangle, by chunks of [`CHUNK_ROWS`], in one
-/// allocation: chunk after chunk, each its areas, then its velocities' x, y and z. (As
-/// five allocations, a box's history was its step's costliest cache misses among 10000
-/// bodies: a chunk's list, then each of its columns.)
+/// allocation: chunk after chunk, each its swept volume rates' x, then y, then z. (As
+/// separate allocations, a box's history was its step's costliest cache misses among
+/// 10000 bodies: a chunk's list, then each of its columns.)
 #[derive(Clone, Debug, Default)]
 pub(crate) struct History {
     columns: Vec<f64>,
@@ -195,48 +200,39 @@ impl History {
     /// A blank history of `rows` rows.
     pub fn sized(rows: usize) -> Self {
         Self {
-            columns: vec![0.0; 4 * rows],
+            columns: vec![0.0; HISTORY_COLUMNS * rows],
         }
     }
 
     /// Every chunk's history.
     pub fn chunks(&self) -> impl DoubleEndedIterator<Item = HistoryChunk<'_>> + ExactSizeIterator {
-        self.columns.chunks(4 * CHUNK_ROWS).map(|block| {
-            let n = block.len() / 4;
+        self.columns.chunks(HISTORY_COLUMNS * CHUNK_ROWS).map(|block| {
+            let n = block.len() / HISTORY_COLUMNS;
             HistoryChunk {
-                area: &block[..n],
-                velocity: [&block[n..2 * n], &block[2 * n..3 * n], &block[3 * n..]],
+                swept: [&block[..n], &block[n..2 * n], &block[2 * n..]],
             }
         })
     }
 
     /// Every chunk's history, to write.
     pub fn chunks_mut(&mut self) -> impl DoubleEndedIterator<Item = HistoryChunkMut<'_>> + ExactSizeIterator {
-        self.columns.chunks_mut(4 * CHUNK_ROWS).map(|block| {
-            let n = block.len() / 4;
-            let (area, rest) = block.split_at_mut(n);
-            let (x, rest) = rest.split_at_mut(n);
+        self.columns.chunks_mut(HISTORY_COLUMNS * CHUNK_ROWS).map(|block| {
+            let n = block.len() / HISTORY_COLUMNS;
+            let (x, rest) = block.split_at_mut(n);
             let (y, z) = rest.split_at_mut(n);
-            HistoryChunkMut {
-                area,
-                velocity: [x, y, z],
-            }
+            HistoryChunkMut { swept: [x, y, z] }
         })
     }
 
     /// The first chunk's history (a small hull's whole history).
     pub fn first(&self) -> HistoryChunk<'_> {
-        self.chunks().next().unwrap_or(HistoryChunk {
-            area: &[],
-            velocity: [&[]; 3],
-        })
+        self.chunks().next().unwrap_or(HistoryChunk { swept: [&[]; 3] })
     }
 
     /// The first chunk's history, to write.
     pub fn first_mut(&mut self) -> HistoryChunkMut<'_> {
         self.chunks_mut().next().unwrap_or(HistoryChunkMut {
-            area: &mut [],
-            velocity: [&mut [], &mut [], &mut []],
+            swept: [&mut [], &mut [], &mut []],
         })
     }
 
@@ -249,28 +245,26 @@ impl History {
     #[inline]
     fn place(&self, j: usize) -> (usize, usize, usize) {
         let start = j / CHUNK_ROWS * CHUNK_ROWS;
-        let n = (self.columns.len() / 4 - start).min(CHUNK_ROWS);
-        (4 * start, n, j - start)
+        let n = (self.columns.len() / HISTORY_COLUMNS - start).min(CHUNK_ROWS);
+        (HISTORY_COLUMNS * start, n, j - start)
     }
 
+    /// Row `j`'s swept volume rate.
     #[inline]
-    pub fn get(&self, j: usize) -> SlammingHistory {
+    pub fn get(&self, j: usize) -> DVec3 {
         let (block, n, k) = self.place(j);
-        let c = &self.columns[block..block + 4 * n];
-        SlammingHistory {
-            area: c[k],
-            velocity: DVec3::new(c[n + k], c[2 * n + k], c[3 * n + k]),
-        }
+        let c = &self.columns[block..block + HISTORY_COLUMNS * n];
+        DVec3::new(c[k], c[n + k], c[2 * n + k])
     }
 
+    /// Keeps row `j`'s swept volume rate.
     #[inline]
-    pub fn set(&mut self, j: usize, h: SlammingHistory) {
+    pub fn set(&mut self, j: usize, swept: DVec3) {
         let (block, n, k) = self.place(j);
-        let c = &mut self.columns[block..block + 4 * n];
-        c[k] = h.area;
-        c[n + k] = h.velocity.x;
-        c[2 * n + k] = h.velocity.y;
-        c[3 * n + k] = h.velocity.z;
+        let c = &mut self.columns[block..block + HISTORY_COLUMNS * n];
+        c[k] = swept.x;
+        c[n + k] = swept.y;
+        c[2 * n + k] = swept.z;
     }
 }
 
@@ -368,8 +362,8 @@ pub(crate) fn scale(a: [f64; 3], s: f64) -> [f64; 3] {
 /// The wet forces [`whole_pass`] sums (hydrostatics, volume, wetted area, slamming, the
 /// volume moment's vertical part) ...
 const WET_SUMMED: usize = 21;
-/// ... and what it writes per triangle that can be wet: the wetted area, the slamming
-/// velocity (world axes), whether the water cuts the triangle, and the water's velocity
+/// ... and what it writes per triangle that can be wet: the wetted area, the swept volume
+/// rate `A v` for slamming (world axes), whether the water cuts the triangle, and the water's velocity
 /// (body axes).
 const WET_COPIED: usize = 8;
 /// The dry forces (air, the lumped resistance's areas), all summed.
@@ -547,8 +541,7 @@ struct WholeRows<'a> {
     centroids: [&'a [f64]; 3],
     normals: [&'a [f64]; 3],
     areas: &'a [f64],
-    prior_area: &'a [f64],
-    prior_velocity: [&'a [f64]; 3],
+    prior_swept: [&'a [f64]; 3],
     heights: &'a [[f64; BLOCK]; 3],
     water: &'a [[f64; BLOCK]; 3],
 }
@@ -643,8 +636,7 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             centroids: rows(&cols.centroid, &range),
             normals: rows(&cols.normal, &range),
             areas: &cols.area[range.clone()],
-            prior_area: &prior.area[chunk.clone()],
-            prior_velocity: rows(&prior.velocity, &chunk),
+            prior_swept: rows(&prior.swept, &chunk),
             heights: &heights,
             water: &water,
         };
@@ -665,21 +657,18 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
                 }
             }
         };
-        let history_velocity = rows_mut(&mut history.velocity, &chunk);
+        let history_swept = rows_mut(&mut history.swept, &chunk);
         if kind == Kind::Dry {
-            zero_rows(&mut history.area[chunk.clone()]);
             zero_rows(&mut wet.area[chunk.clone()]);
             wet.cut[chunk.clone()].fill(0);
-            // (Only ever used times the wetted area, zero.)
-            for velocity in history_velocity {
-                zero_rows(velocity);
+            for swept in history_swept {
+                zero_rows(swept);
             }
             continue;
         }
-        copy(&mut history.area[chunk.clone()], 0);
         copy(&mut wet.area[chunk.clone()], 0);
-        for (k, velocity) in history_velocity.into_iter().enumerate() {
-            copy(velocity, 1 + k);
+        for (k, swept) in history_swept.into_iter().enumerate() {
+            copy(swept, 1 + k);
         }
         if MOVING {
             for (k, water) in wet.water.iter_mut().enumerate() {
@@ -772,8 +761,7 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
         centroids,
         normals,
         areas,
-        prior_area,
-        prior_velocity,
+        prior_swept,
         heights,
         water: gathered_water,
     } = rows;
@@ -782,8 +770,8 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
         // arrays this size became calls to `memcpy`).
         let group = |column: &[f64]| lane_group(column, g);
         let three = |[x, y, z]: &[&[f64]; 3]| [group(x), group(y), group(z)];
-        let (areas, prior_area) = (group(areas), group(prior_area));
-        let (normals, centroids, prior_velocity) = (three(normals), three(centroids), three(prior_velocity));
+        let areas = group(areas);
+        let (normals, centroids, prior_swept) = (three(normals), three(centroids), three(prior_swept));
         let corners = [three(&corners[0]), three(&corners[1]), three(&corners[2])];
         let heights = [group(&heights[0]), group(&heights[1]), group(&heights[2])];
         let gathered_water = [
@@ -902,11 +890,10 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
                     c.world_velocity[1] + world_spin[1] - world_water[1],
                     c.world_velocity[2] + world_spin[2] - world_water[2],
                 ];
-                let before = prior_area[l];
                 let swept = [
-                    world_velocity[0] * wetted - prior_velocity[0][l] * before,
-                    world_velocity[1] * wetted - prior_velocity[1][l] * before,
-                    world_velocity[2] * wetted - prior_velocity[2][l] * before,
+                    world_velocity[0] * wetted - prior_swept[0][l],
+                    world_velocity[1] * wetted - prior_swept[1][l],
+                    world_velocity[2] * wetted - prior_swept[2][l],
                 ];
                 let swept_squared = dot(swept, swept);
                 let reach = if c.fixed_cap { c.cap } else { speed };
@@ -1024,9 +1011,10 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
                 // those a wet block leaves at zero: a store that depends on the column keeps
                 // the compiler from vectorising the loop.
                 copied[0][l] = wetted;
-                copied[1][l] = world_velocity[0];
-                copied[2][l] = world_velocity[1];
-                copied[3][l] = world_velocity[2];
+                // (The swept volume rate, what the next step compares with.)
+                copied[1][l] = world_velocity[0] * wetted;
+                copied[2][l] = world_velocity[1] * wetted;
+                copied[3][l] = world_velocity[2] * wetted;
                 copied[4][l] = is_cut;
                 copied[5][l] = water[0];
                 copied[6][l] = water[1];
@@ -1791,8 +1779,7 @@ fn piece_blocks(
             centroids: pieces.centroid.each_ref().map(|c| &c[..n]),
             normals: pieces.normal.each_ref().map(|c| &c[..n]),
             areas: &pieces.area[..n],
-            prior_area: &NONE[..n],
-            prior_velocity: [&NONE[..n], &NONE[..n], &NONE[..n]],
+            prior_swept: [&NONE[..n], &NONE[..n], &NONE[..n]],
             heights: &pieces.heights,
             water: &NONE3,
         };
@@ -1856,12 +1843,9 @@ mod tests {
     use super::*;
 
     /// Row `j`'s numbers, distinct for every row and column.
-    fn row(j: usize) -> SlammingHistory {
+    fn row(j: usize) -> DVec3 {
         let j = j as f64;
-        SlammingHistory {
-            area: j,
-            velocity: DVec3::new(1e4 + j, 2e4 + j, 3e4 + j),
-        }
+        DVec3::new(1e4 + j, 2e4 + j, 3e4 + j)
     }
 
     #[test]
@@ -1877,30 +1861,27 @@ mod tests {
             let ranges: Vec<_> = chunk_ranges(rows).collect();
             assert_eq!(history.chunks().count(), ranges.len(), "{rows} rows");
             for (chunk, range) in history.chunks().zip(&ranges) {
-                assert_eq!(chunk.area.len(), range.len());
+                for axis in 0..3 {
+                    assert_eq!(chunk.swept[axis].len(), range.len());
+                }
                 for (k, j) in range.clone().enumerate() {
-                    let expected = row(j);
-                    assert_eq!(chunk.area[k], expected.area);
                     for axis in 0..3 {
-                        assert_eq!(chunk.velocity[axis][k], expected.velocity[axis], "{rows} rows, row {j}");
+                        assert_eq!(chunk.swept[axis][k], row(j)[axis], "{rows} rows, row {j}");
                     }
                 }
             }
             // Written by chunk, read by row.
             for (chunk, range) in history.chunks_mut().zip(&ranges) {
                 for (k, j) in range.clone().enumerate() {
-                    chunk.area[k] = -(j as f64);
-                    chunk.velocity[2][k] = 7.0 * j as f64;
+                    chunk.swept[0][k] = -(j as f64);
+                    chunk.swept[2][k] = 7.0 * j as f64;
                 }
             }
             for j in 0..rows {
                 let h = history.get(j);
-                assert_eq!(
-                    (h.area, h.velocity.x, h.velocity.z),
-                    (-(j as f64), row(j).velocity.x, 7.0 * j as f64)
-                );
+                assert_eq!((h.x, h.y, h.z), (-(j as f64), row(j).y, 7.0 * j as f64));
             }
-            assert_eq!(history.first().area.len(), rows.min(CHUNK_ROWS));
+            assert_eq!(history.first().swept[1].len(), rows.min(CHUNK_ROWS));
         }
     }
 }

@@ -31,6 +31,14 @@ pub struct SlammingHistory {
     pub velocity: DVec3,
 }
 
+impl SlammingHistory {
+    /// The swept volume rate `dV = A v`, m^3/s: all that the next step compares with.
+    #[inline]
+    pub fn swept(&self) -> DVec3 {
+        self.area * self.velocity
+    }
+}
+
 /// Slamming parameters of a body.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SlammingParams {
@@ -57,6 +65,20 @@ pub fn slamming_force(
     dt: f64,
     params: &SlammingParams,
 ) -> DVec3 {
+    slamming_force_from_swept(now, before.swept(), triangle_area, normal, dt, params)
+}
+
+/// [`slamming_force`] with the last step given by its swept volume rate
+/// ([`SlammingHistory::swept`]), which is all of it that the force depends on.
+#[inline]
+pub fn slamming_force_from_swept(
+    now: SlammingHistory,
+    before_swept: DVec3,
+    triangle_area: f64,
+    normal: DVec3,
+    dt: f64,
+    params: &SlammingParams,
+) -> DVec3 {
     let speed = now.velocity.length();
     if now.area <= 0.0 || speed == 0.0 {
         return DVec3::ZERO;
@@ -65,7 +87,7 @@ pub fn slamming_force(
     if cos <= 0.0 {
         return DVec3::ZERO;
     }
-    let gamma = (now.area * now.velocity - before.area * before.velocity).length() / (triangle_area * dt);
+    let gamma = (now.swept() - before_swept).length() / (triangle_area * dt);
     let gamma_max = if params.max_acceleration > 0.0 {
         params.max_acceleration
     } else {
@@ -88,8 +110,8 @@ pub(crate) const SLAMMING_BLOCK: usize = 32;
 pub(crate) struct SlammingBlock {
     now_area: [f64; SLAMMING_BLOCK],
     now_velocity: [[f64; SLAMMING_BLOCK]; 3],
-    before_area: [f64; SLAMMING_BLOCK],
-    before_velocity: [[f64; SLAMMING_BLOCK]; 3],
+    /// The last step's swept volume rates ([`SlammingHistory::swept`]).
+    before_swept: [[f64; SLAMMING_BLOCK]; 3],
     triangle_area: [f64; SLAMMING_BLOCK],
     normal: [[f64; SLAMMING_BLOCK]; 3],
     /// Where each force acts (not read by `forces`).
@@ -102,8 +124,7 @@ impl Default for SlammingBlock {
         Self {
             now_area: [0.0; SLAMMING_BLOCK],
             now_velocity: [[0.0; SLAMMING_BLOCK]; 3],
-            before_area: [0.0; SLAMMING_BLOCK],
-            before_velocity: [[0.0; SLAMMING_BLOCK]; 3],
+            before_swept: [[0.0; SLAMMING_BLOCK]; 3],
             triangle_area: [0.0; SLAMMING_BLOCK],
             normal: [[0.0; SLAMMING_BLOCK]; 3],
             point: [DVec3::ZERO; SLAMMING_BLOCK],
@@ -113,23 +134,23 @@ impl Default for SlammingBlock {
 }
 
 impl SlammingBlock {
-    /// Adds one triangle (the arguments of [`slamming_force`], and where its force acts);
-    /// true when the block is full (then take its forces and clear it).
+    /// Adds one triangle (the arguments of [`slamming_force`], the last step's as its swept
+    /// volume rate, and where its force acts); true when the block is full (then take its
+    /// forces and clear it).
     pub fn push(
         &mut self,
         now: SlammingHistory,
-        before: SlammingHistory,
+        before_swept: DVec3,
         triangle_area: f64,
         normal: DVec3,
         point: DVec3,
     ) -> bool {
         let i = self.len.min(SLAMMING_BLOCK - 1);
         self.now_area[i] = now.area;
-        self.before_area[i] = before.area;
         self.triangle_area[i] = triangle_area;
         for axis in 0..3 {
             self.now_velocity[axis][i] = now.velocity[axis];
-            self.before_velocity[axis][i] = before.velocity[axis];
+            self.before_swept[axis][i] = before_swept[axis];
             self.normal[axis][i] = normal[axis];
         }
         self.point[i] = point;
@@ -144,13 +165,12 @@ impl SlammingBlock {
     pub fn forces(&self, dt: f64, params: &SlammingParams) -> [[f64; SLAMMING_BLOCK]; 3] {
         let mut out = [[0.0; SLAMMING_BLOCK]; 3];
         let [vx, vy, vz] = &self.now_velocity;
-        let [bx, by, bz] = &self.before_velocity;
+        let [bx, by, bz] = &self.before_swept;
         let [nx, ny, nz] = &self.normal;
         for i in 0..SLAMMING_BLOCK {
             let force = slamming_row(
                 self.now_area[i],
                 [vx[i], vy[i], vz[i]],
-                self.before_area[i],
                 [bx[i], by[i], bz[i]],
                 self.triangle_area[i],
                 [nx[i], ny[i], nz[i]],
@@ -166,28 +186,24 @@ impl SlammingBlock {
 }
 
 /// [`slamming_force`] in the arithmetic of a vector lane (no branches): the triangle's
-/// submerged `area` and relative velocity `v` now, the same `before`, its whole area and
-/// unit normal. The power must be 0, 1/2, 1 or 2.
+/// submerged `area` and relative velocity `v` now, the last step's swept volume rate
+/// `before_swept` ([`SlammingHistory::swept`]), its whole area and unit normal. The power
+/// must be 0, 1/2, 1 or 2.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn slamming_row(
     area: f64,
     v: [f64; 3],
-    before: f64,
-    before_velocity: [f64; 3],
+    before_swept: [f64; 3],
     triangle_area: f64,
     normal: [f64; 3],
     dt: f64,
     params: &SlammingParams,
 ) -> [f64; 3] {
-    let [bx, by, bz] = before_velocity;
+    let [bx, by, bz] = before_swept;
     let speed = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
     let cos = (v[0] * normal[0] + v[1] * normal[1] + v[2] * normal[2]) / speed;
-    let swept = [
-        area * v[0] - before * bx,
-        area * v[1] - before * by,
-        area * v[2] - before * bz,
-    ];
+    let swept = [area * v[0] - bx, area * v[1] - by, area * v[2] - bz];
     let gamma = (swept[0] * swept[0] + swept[1] * swept[1] + swept[2] * swept[2]).sqrt() / (triangle_area * dt);
     let gamma_max = if params.max_acceleration > 0.0 {
         params.max_acceleration
@@ -285,7 +301,7 @@ mod tests {
                 };
                 let area = 1.0 + next().abs();
                 expected.push(slamming_force(now, before, area, normal, 0.02, &params));
-                let full = block.push(now, before, area, normal, DVec3::ZERO);
+                let full = block.push(now, before.swept(), area, normal, DVec3::ZERO);
                 assert_eq!(full, i + 1 == SLAMMING_BLOCK);
             }
             let forces = block.forces(0.02, &params);
