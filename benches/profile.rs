@@ -8,9 +8,9 @@
 //! ```
 //!
 //! Scenarios: `bunny` (flat), `bunny-gerstner` (patch on), `bunny-gerstner-nopatch`,
-//! `cubes` (1024, flat), `cubes-perlin` (10000, Perlin), `cubes-perlin-100` (100, Perlin:
-//! the same step with every body in the caches), `bunnies` (1024, flat),
-//! `bunnies-64`, `cubes-perlin-1000`. All forces; one thread unless a third argument says
+//! `cubes` (1024, flat), `cubes-perlin` (10000, Perlin), `cubes-perlin-N` (N boxes on
+//! Perlin water: `cubes-perlin-100` is the same step with every body in the caches),
+//! `bunnies` (1024, flat), `bunnies-64`. All forces; one thread unless a third argument says
 //! how many (0 = one per core); a fourth argument `each` steps every body with its own
 //! `World::step_body` call (as criterion's single-body groups do) instead of one batch.
 //! Built with `--features profile-sections`, the time of each of the step's sections
@@ -42,26 +42,24 @@ fn main() {
         "cubes" => SceneDesc::new(&cube, 1024, 500.0),
         "bunnies" => SceneDesc::new(&bunny, 1024, 300.0),
         "bunnies-64" => SceneDesc::new(&bunny, 64, 300.0),
-        "cubes-perlin-100" => SceneDesc {
-            sea: Sea::Perlin,
-            ..SceneDesc::new(&cube, 100, 500.0)
-        },
-        "cubes-perlin-1000" => SceneDesc {
-            sea: Sea::Perlin,
-            ..SceneDesc::new(&cube, 1000, 500.0)
-        },
         "cubes-perlin" => SceneDesc {
             sea: Sea::Perlin,
             ..SceneDesc::new(&cube, 10000, 500.0)
         },
-        other => {
-            eprintln!(
-                "unknown scenario {other}: bunny, bunny-gerstner, bunny-gerstner-nopatch, cubes, cubes-perlin, \
-                 cubes-perlin-100, cubes-perlin-1000, \
-                 bunnies, bunnies-64"
-            );
-            std::process::exit(2);
-        }
+        // Any count: how the time per box grows as the bodies outgrow each cache.
+        other => match other.strip_prefix("cubes-perlin-").and_then(|n| n.parse().ok()) {
+            Some(count) if count > 0 => SceneDesc {
+                sea: Sea::Perlin,
+                ..SceneDesc::new(&cube, count, 500.0)
+            },
+            _ => {
+                eprintln!(
+                    "unknown scenario {other}: bunny, bunny-gerstner, bunny-gerstner-nopatch, cubes, cubes-perlin, \
+                     cubes-perlin-N (N boxes, as cubes-perlin-100), bunnies, bunnies-64"
+                );
+                std::process::exit(2);
+            }
+        },
     };
     let threads = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
     let each = args.get(3).is_some_and(|a| a == "each");
