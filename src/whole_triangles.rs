@@ -868,7 +868,7 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
                 // triangle's). ratio = |swept| / (A r) with r = |v| (or dt Gamma_max when set)
                 // and cos = v.n / |v|: one division for both, and for the power 2
                 // ratio^2 = |swept|^2 |v| / (A^2 r^2 |v|), no root of |swept|^2. The swept
-                // volume compares with the last step's velocity, kept in world axes.
+                // volume rate compares with the last step's, kept in world axes.
                 let speed = dot(velocity, velocity).sqrt();
                 let along = dot(velocity, normal);
                 let acts = c.slam_on && is_wet && along > 0.0;
@@ -944,8 +944,7 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
                 world_velocity,
                 water,
             ) = wet_out;
-            // (A wholly dry block keeps no slamming velocity: it is only ever used times the
-            // triangle's wetted area, zero.)
+            // (A wholly dry block keeps a swept volume rate of zero: no wetted area.)
 
             let dry_out = if DRY {
                 // Air resistance (forces::air::air_force) and the lumped resistance's areas.

@@ -201,6 +201,11 @@ pub struct World {
     batch_mark: u64,
     wind: DVec3,
     current: DVec3,
+    /// A batch's states, validated in the checks when they run on the calling thread
+    /// anyway (a batch of new ids, or water asked from the calling thread); empty when
+    /// each group's thread validates its own. Either way `state_of` is called once per
+    /// body.
+    batch_states: Vec<BodyState>,
     /// The batch's bodies in the groups they are stepped in, with their forces (written
     /// out only once every body is done), and the group being filled for each lane key.
     batch_groups: Vec<BatchGroup>,
@@ -228,6 +233,11 @@ struct BatchGroup {
     refused: u8,
     results: [Result<BodyForces>; LANES],
 }
+
+const _: () = assert!(
+    LANES <= u8::BITS as usize,
+    "a group's refused members are a bit each in a u8"
+);
 
 impl BatchGroup {
     fn new(first: usize, in_lanes: bool) -> Self {
@@ -299,6 +309,7 @@ impl World {
             current: DVec3::ZERO,
             batch_groups: Vec::new(),
             batch_open: HashMap::new(),
+            batch_states: Vec::new(),
             batch_ids: Vec::new(),
             batch_reusable: false,
         })
@@ -563,8 +574,12 @@ impl World {
     }
 
     /// Steps `ids[i]` from `state_of(&states[i])` and writes its forces with
-    /// `write(&forces, &mut out[i])`, in parallel. Everything is checked before anything
-    /// is stepped: on error no body and no output has changed.
+    /// `write(&forces, &mut out[i])`, in parallel. Every id and state is checked, and the
+    /// outputs are written only once every body is done: on error no body and no output
+    /// has changed, and the error is the first by index among the ids and states that
+    /// were refused (a batch of the last batch's ids has its states checked by the threads
+    /// that step them, any other before anything is stepped). `state_of` is called once
+    /// per body, on any of the world's threads.
     pub fn step_bodies<S, O>(
         &mut self,
         ids: &[BodyId],
@@ -595,8 +610,11 @@ impl World {
         let mut open = std::mem::take(&mut self.batch_open);
         // The last batch's ids again, with nothing changed since: its checks of the bodies
         // hold, and its groups are these (only the states are new, and each group's
-        // thread validates its own).
+        // thread validates its own unless the water is asked from this thread).
         let reuse = std::mem::take(&mut self.batch_reusable) && self.batch_ids == ids;
+        let serial_water = self.water.is_serial();
+        let mut validated = std::mem::take(&mut self.batch_states);
+        validated.clear();
         let mut every_body_has_history = true;
         if !reuse {
             groups.clear();
@@ -608,6 +626,13 @@ impl World {
         let checks = sections::time(Section::BatchChecks);
         let checked = (|| {
             if reuse {
+                // With serial water the states are needed before the groups (for
+                // `prepare`, on this thread): checked here, in order.
+                if serial_water {
+                    for (i, state) in states.iter().enumerate() {
+                        validated.push(state_of(state).validated().map_err(|e| refused(i, e))?);
+                    }
+                }
                 return Ok(());
             }
             for (i, (id, state)) in ids.iter().zip(states).enumerate() {
@@ -630,9 +655,9 @@ impl World {
                 }
                 body.batch_mark = mark;
                 every_body_has_history &= body.has_history();
-                // Checked here too, in the order of the batch with the bodies, so that the
-                // first thing wrong is the one reported.
-                state_of(state).validated().map_err(|e| refused(i, e))?;
+                // In the order of the batch with the bodies, so that the first thing wrong
+                // is the one reported.
+                validated.push(state_of(state).validated().map_err(|e| refused(i, e))?);
                 if !body.can_step_in_lanes() {
                     groups.push(BatchGroup::new(i, false));
                     continue;
@@ -664,8 +689,11 @@ impl World {
         if let Err(e) = checked {
             self.batch_groups = groups;
             self.batch_open = open;
+            self.batch_states = validated;
             return Err(e);
         }
+        // Every state, or none (each group's thread then validates its own).
+        debug_assert!(validated.is_empty() || validated.len() == ids.len());
 
         // Computed into the groups' buffers (the world's) and copied out at the end, so that
         // even a panic (a bug) in one body leaves every output untouched.
@@ -685,35 +713,25 @@ impl World {
         let bodies = &self.bodies;
         // Checked above: the ids are live.
         let body = |i: usize| bodies.get(ids[i].0).map(lock);
-        let serial_water = env.water.is_serial();
+        debug_assert_eq!(serial_water, env.water.is_serial());
         if serial_water {
             // The host's water is asked from this thread, one body after the other; a bad
-            // answer fails the batch before any body has changed. (A reused batch's states
-            // are checked first, as the checks above would have.)
-            let refusal = if reuse {
-                states
-                    .iter()
-                    .enumerate()
-                    .find_map(|(i, s)| state_of(s).validated().err().map(|e| refused(i, e)))
-            } else {
-                None
-            };
-            let failure = refusal.or_else(|| {
-                (0..ids.len()).find_map(|i| {
-                    let state = state_of(&states[i]).validated().ok()?;
-                    let mut b = body(i)?;
-                    let e = b.prepare(&state, &env).err()?;
-                    drop(b);
-                    (0..i).filter_map(body).for_each(|mut b| b.undo_prepare());
-                    Some(Error::new(e.kind, format!("bodies[{i}]: {e}")))
-                })
+            // answer fails the batch before any body has changed.
+            let failure = (0..ids.len()).find_map(|i| {
+                let mut b = body(i)?;
+                let e = b.prepare(&validated[i], &env).err()?;
+                drop(b);
+                (0..i).filter_map(body).for_each(|mut b| b.undo_prepare());
+                Some(Error::new(e.kind, format!("bodies[{i}]: {e}")))
             });
             if let Some(e) = failure {
                 self.batch_groups = groups;
                 self.batch_open = open;
+                self.batch_states = validated;
                 return Err(e);
             }
         }
+        let validated_here = &validated;
         let step_group = |group: &mut BatchGroup| {
             let members = &group.members[..group.len];
             // Each member's state, checked by this thread (its part of the batch's serial
@@ -722,24 +740,25 @@ impl World {
             // (On the stack, which the caches hold; the spare lanes repeat the first.)
             let mut valid = [BodyState::default(); LANES];
             for (k, &i) in members.iter().enumerate() {
-                match state_of(&states[i as usize]).validated() {
+                let i = i as usize;
+                match validated_here
+                    .get(i)
+                    .map_or_else(|| state_of(&states[i]).validated(), |s| Ok(*s))
+                {
                     Ok(state) => valid[k] = state,
                     Err(e) => {
-                        group.results[k] = Err(refused(i as usize, e));
+                        group.results[k] = Err(refused(i, e));
                         group.refused |= 1 << k;
                     }
                 }
             }
             if group.refused != 0 {
-                // The batch fails: the others are not stepped (nor undone after).
-                for (k, &i) in members.iter().enumerate() {
+                // The batch fails: the others are not stepped (nor undone after). (Only
+                // where no body was prepared before the groups: serial water's states are
+                // checked before its `prepare`.)
+                for (k, result) in group.results[..members.len()].iter_mut().enumerate() {
                     if group.refused & (1 << k) == 0 {
-                        group.results[k] = Err(Error::argument("not stepped: another body's state was refused"));
-                        if serial_water {
-                            if let Some(mut b) = body(i as usize) {
-                                b.undo_prepare();
-                            }
-                        }
+                        *result = Err(Error::argument("not stepped: another body's state was refused"));
                     }
                 }
                 return;
@@ -848,6 +867,7 @@ impl World {
             }
             self.batch_groups = groups;
             self.batch_open = open;
+            self.batch_states = validated;
             return Err(error);
         }
         let writing = sections::time(Section::BatchWrite);
@@ -868,6 +888,7 @@ impl World {
         }
         self.batch_groups = groups;
         self.batch_open = open;
+        self.batch_states = validated;
         Ok(())
     }
 
@@ -1116,5 +1137,136 @@ mod tests {
         assert!(err.message.starts_with("states[9]: "), "{}", err.message);
         assert_eq!(format!("{before:?}"), format!("{out:?}"));
         agree(&mut batched, &mut single, &ids, &single_ids, &states);
+    }
+
+    /// A host's water, asked from the calling thread (as a callback is).
+    #[derive(Debug)]
+    struct SlopedWater;
+
+    impl crate::water::WaterQuery for SlopedWater {
+        fn query(
+            &self,
+            points: &[DVec3],
+            _time: f64,
+            heights: &mut [f64],
+            normals: Option<&mut [DVec3]>,
+            velocities: Option<&mut [DVec3]>,
+        ) {
+            for (h, p) in heights.iter_mut().zip(points) {
+                *h = 0.01 * p.x;
+            }
+            normals.into_iter().flatten().for_each(|n| *n = DVec3::Y);
+            velocities
+                .into_iter()
+                .flatten()
+                .for_each(|v| *v = DVec3::new(0.1, 0.0, 0.0));
+        }
+    }
+
+    /// `state_of` is called once per body and batch, whichever way the batch goes (new
+    /// ids or the last ones, water asked from the calling thread or not, one thread or
+    /// two), so a host's `state_of` need not answer the same twice; and a refused state
+    /// in a batch of the last ids fails it with nothing changed, however its water is
+    /// asked.
+    #[test]
+    fn state_of_is_called_once_per_body_and_batch() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        for serial in [false, true] {
+            for threads in [1, 2] {
+                let scene = || {
+                    let mut world = World::new(&WorldDesc {
+                        thread_count: threads,
+                        ..WorldDesc::default()
+                    })
+                    .unwrap();
+                    if serial {
+                        world.set_water(Water::Custom(Arc::new(SlopedWater)));
+                    }
+                    let (vertices, indices) = box_mesh(glam::Vec3::new(1.0, 0.8, 1.5));
+                    let hull = world
+                        .create_hull(&HullDesc {
+                            vertices: &vertices,
+                            indices: &indices,
+                            flip_winding: false,
+                        })
+                        .unwrap();
+                    let mut ids = Vec::new();
+                    let mut states = Vec::new();
+                    for i in 0..20 {
+                        // One body out of the lanes, stepped alone in its group.
+                        let buoyancy = if i == 6 {
+                            crate::BuoyancyModel::PressureCentroid
+                        } else {
+                            crate::BuoyancyModel::Pressure
+                        };
+                        let desc = BodyDesc {
+                            hull,
+                            mass: 300.0 + 10.0 * i as f64,
+                            buoyancy,
+                            ..BodyDesc::default()
+                        };
+                        ids.push(world.create_body(&desc).unwrap());
+                        let x = i as f64;
+                        let position = DVec3::new(3.0 * x, -0.2 + 0.01 * x, 0.0);
+                        states.push(BodyState {
+                            position,
+                            linear_velocity: DVec3::new(0.1 * x, -0.5, 0.2),
+                            angular_velocity: DVec3::new(0.3, 0.02 * x, -0.1),
+                            center_of_mass: position,
+                            ..BodyState::default()
+                        });
+                    }
+                    (world, ids, states)
+                };
+                let (mut batched, ids, states) = scene();
+                let (mut single, single_ids, _) = scene();
+                let calls: Vec<AtomicUsize> = (0..ids.len()).map(|_| AtomicUsize::new(0)).collect();
+                let tagged: Vec<(usize, BodyState)> = states.iter().copied().enumerate().collect();
+                let counted = |(i, s): &(usize, BodyState)| {
+                    calls[*i].fetch_add(1, Ordering::Relaxed);
+                    *s
+                };
+                let mut out = vec![BodyForces::default(); ids.len()];
+                let case = format!("serial water {serial}, {threads} thread(s)");
+                // New ids, then the same ids (reused checks and groups), twice.
+                for batch in 1..=3 {
+                    batched
+                        .step_bodies(&ids, &tagged, 0.02, &mut out, counted, |f, o| *o = *f)
+                        .unwrap();
+                    for (i, c) in calls.iter().enumerate() {
+                        assert_eq!(c.load(Ordering::Relaxed), batch, "{case}: batch {batch}, body {i}");
+                    }
+                    for ((id, state), batch) in single_ids.iter().zip(&states).zip(&out) {
+                        let alone = single.step_body(*id, state, 0.02).unwrap();
+                        assert_eq!(format!("{alone:?}"), format!("{batch:?}"), "{case}");
+                    }
+                }
+                // Two refused states in a batch of the last ids: the first is reported,
+                // the outputs are untouched, and no body has changed.
+                let mut bad = tagged.clone();
+                bad[13].1.position.x = f64::NAN;
+                bad[4].1.rotation = glam::DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+                let before = out.clone();
+                let err = batched
+                    .step_bodies(&ids, &bad, 0.02, &mut out, counted, |f, o| *o = *f)
+                    .unwrap_err();
+                assert!(err.message.starts_with("states[4]: "), "{case}: {}", err.message);
+                assert_eq!(format!("{before:?}"), format!("{out:?}"), "{case}");
+                assert!(calls.iter().all(|c| c.load(Ordering::Relaxed) <= 4), "{case}");
+                for (id, single_id) in ids.iter().zip(&single_ids) {
+                    let detail = |w: &mut World, id: BodyId| {
+                        format!("{:?}", w.body(id).unwrap().submerged_triangles().collect::<Vec<_>>())
+                    };
+                    assert_eq!(detail(&mut batched, *id), detail(&mut single, *single_id), "{case}");
+                }
+                batched
+                    .step_bodies(&ids, &tagged, 0.02, &mut out, counted, |f, o| *o = *f)
+                    .unwrap();
+                for ((id, state), batch) in single_ids.iter().zip(&states).zip(&out) {
+                    let alone = single.step_body(*id, state, 0.02).unwrap();
+                    assert_eq!(format!("{alone:?}"), format!("{batch:?}"), "{case}");
+                }
+            }
+        }
     }
 }

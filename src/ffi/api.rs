@@ -572,8 +572,9 @@ pub unsafe extern "C" fn keel_body_step(
 }
 
 /// The same for `count` bodies at once, in parallel; identical results to calling
-/// keel_body_step for each. Every body and state is checked first: on any error nothing
-/// is stepped or written. A body listed twice is an error.
+/// keel_body_step for each. Every body and state is checked: on any error no body
+/// changes and nothing is written, and the message names the first index refused. A body
+/// listed twice is an error.
 ///
 /// # Safety
 /// The arrays hold `count` elements (they may be NULL when count is 0).

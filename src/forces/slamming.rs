@@ -22,7 +22,9 @@
 
 use glam::DVec3;
 
-/// What slamming remembers of a triangle from one step to the next.
+/// A triangle's slamming state in one step: what [`slamming_force`] compares with the
+/// last step's. (A body keeps only its [`SlammingHistory::swept`] from one step to the
+/// next: the force depends on nothing else of the last step.)
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SlammingHistory {
     /// Submerged area, m^2.
