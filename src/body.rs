@@ -577,6 +577,44 @@ impl Replay {
     }
 }
 
+/// What [`after_pass_one`] and [`finish`] read of a step: a [`Replay`]'s, borrowed (the
+/// lanes lend each body's own description and state rather than copying them into a
+/// replay of their own).
+#[derive(Clone, Copy)]
+struct StepInputs<'a> {
+    desc: &'a BodyDesc,
+    state: &'a BodyState,
+    dt: f64,
+    conditions: &'a Conditions,
+    derived: Option<Derived>,
+}
+
+impl<'a> StepInputs<'a> {
+    /// A first run of a step of `body` from `state` (nothing derived yet).
+    #[inline(always)]
+    fn first(body: &'a Body, state: &'a BodyState, dt: f64, conditions: &'a Conditions) -> Self {
+        Self {
+            desc: &body.desc,
+            state,
+            dt,
+            conditions,
+            derived: None,
+        }
+    }
+}
+
+impl Replay {
+    fn inputs(&self) -> StepInputs<'_> {
+        StepInputs {
+            desc: &self.desc,
+            state: &self.state,
+            dt: self.dt,
+            conditions: &self.conditions,
+            derived: self.derived,
+        }
+    }
+}
+
 impl KeptReplay {
     fn with_desc(self, desc: BodyDesc) -> Replay {
         Replay {
@@ -1032,13 +1070,13 @@ impl Body {
         self.pieces = (std::mem::take(&mut out.pieces), std::mem::take(&mut out.sources));
         self.committed.history = prior;
         self.spare = out;
-        self.commit(forces, replay)
+        self.commit(forces, replay.kept())
     }
 
     /// Ends a step whose forces are `forces` and whose new slamming history is in
     /// `spare`, the one it compared with in `committed`: the step is taken if its forces
     /// are sound, undone otherwise.
-    fn commit(&mut self, forces: BodyForces, replay: Replay) -> Result<BodyForces> {
+    fn commit(&mut self, forces: BodyForces, replay: KeptReplay) -> Result<BodyForces> {
         if !forces.is_sound() {
             self.undo_prepare();
             return Err(Error::argument(
@@ -1053,7 +1091,7 @@ impl Body {
         self.had_history = self.has_history;
         self.has_history = true;
         self.latest ^= 1;
-        self.replays[self.latest] = Some(replay.kept());
+        self.replays[self.latest] = Some(replay);
         self.replay_desc_kept[self.latest] = false;
         self.detail = None;
         Ok(forces)
@@ -1540,7 +1578,7 @@ impl Body {
             emerged_area,
             emerged_moment,
         };
-        let middle = after_pass_one(replay, &info, &mut totals, water_mean, &inverse_inertia, sink);
+        let middle = after_pass_one(replay.inputs(), &info, &mut totals, water_mean, &inverse_inertia, sink);
         let Middle {
             v_end, omega_end, drag, ..
         } = middle;
@@ -1626,7 +1664,7 @@ impl Body {
         self.cut = cut;
         self.cut_history = cut_history;
         finish(
-            replay,
+            replay.inputs(),
             &totals,
             &middle,
             (viscous_force, pressure_force, drag_torque),
@@ -2018,7 +2056,6 @@ fn step_in_lanes_here(
     };
 
     let lane_vector = |v: &LaneVectors, l: usize| DVec3::new(v[0][l], v[1][l], v[2][l]);
-    let mut replays = [None; LANES];
     let mut totals = [PassOne::default(); LANES];
     let mut middles = [None; LANES];
     let mut inverse_inertias = [DMat3::ZERO; LANES];
@@ -2031,14 +2068,6 @@ fn step_in_lanes_here(
     for (l, (body, state)) in bodies.iter().zip(states).enumerate() {
         let Some(body) = body else {
             continue;
-        };
-        let replay = Replay {
-            desc: body.desc,
-            state: **state,
-            dt,
-            conditions,
-            had_history,
-            derived: None,
         };
         let com = state.center_of_mass - state.position;
         totals[l] = PassOne {
@@ -2063,8 +2092,10 @@ fn step_in_lanes_here(
             ..PassOne::default()
         };
         inverse_inertias[l] = body.inertia(state, com, body.desc.mass).inverse();
+        // Each body's step reads its own description and state where they are (no replay
+        // copied per body: its only copy is the one the body keeps, written once).
         let middle = after_pass_one(
-            &replay,
+            StepInputs::first(body, state, dt, &conditions),
             &hull.info,
             &mut totals[l],
             body.samples.mean_velocity,
@@ -2082,7 +2113,6 @@ fn step_in_lanes_here(
         {
             viscous_factor[l] = -0.5 * rho * cf;
         }
-        replays[l] = Some(replay);
         middles[l] = Some(middle);
     }
     // (Not in a closure: closures are compiled for the baseline processor only.)
@@ -2119,8 +2149,8 @@ fn step_in_lanes_here(
 
     passes.stop();
 
-    for (l, body) in bodies.iter_mut().enumerate() {
-        let (Some(body), Some(mut replay), Some(middle)) = (body, replays[l], middles[l]) else {
+    for (l, (body, state)) in bodies.iter_mut().zip(states).enumerate() {
+        let (Some(body), Some(middle)) = (body, middles[l]) else {
             continue;
         };
         let drag = drag.map_or((DVec3::ZERO, DVec3::ZERO, DVec3::ZERO), |d| {
@@ -2131,7 +2161,7 @@ fn step_in_lanes_here(
             )
         });
         let (forces, derived) = finish(
-            &replay,
+            StepInputs::first(body, state, dt, &conditions),
             &totals[l],
             &middle,
             drag,
@@ -2145,8 +2175,14 @@ fn step_in_lanes_here(
                 column[j] = lanes[l];
             }
         }
-        replay.derived = Some(derived);
         if let Some(result) = results.get_mut(l) {
+            let replay = KeptReplay {
+                state: **state,
+                dt,
+                conditions,
+                had_history,
+                derived: Some(derived),
+            };
             *result = body.commit(forces, replay);
         }
     }
@@ -2189,21 +2225,20 @@ struct Middle {
 /// buoyancy and gravity alone, at which the second pass computes drag.
 #[inline(always)]
 fn after_pass_one<S: Sink>(
-    replay: &Replay,
+    inputs: StepInputs<'_>,
     info: &crate::hull::HullInfo,
     totals: &mut PassOne,
     water_mean: DVec3,
     inverse_inertia: &DMat3,
     sink: &mut S,
 ) -> Middle {
-    let Replay {
+    let StepInputs {
         desc,
         state,
         dt,
         conditions: env,
         derived,
-        ..
-    } = *replay;
+    } = inputs;
     let on = |bit: u32| desc.forces & bit != 0;
     let lumped = on(FORCE_LUMPED_RESISTANCE);
     let (viscous_on, drag_on) = (on(FORCE_VISCOUS) && !lumped, on(FORCE_PRESSURE_DRAG) && !lumped);
@@ -2269,7 +2304,7 @@ fn after_pass_one<S: Sink>(
 /// on the dissipative forces, and the added mass.
 #[inline(always)]
 fn finish<S: Sink>(
-    replay: &Replay,
+    inputs: StepInputs<'_>,
     totals: &PassOne,
     middle: &Middle,
     (mut viscous_force, mut pressure_force, mut drag_torque): (DVec3, DVec3, DVec3),
@@ -2277,14 +2312,13 @@ fn finish<S: Sink>(
     inverse_inertia: &DMat3,
     sink: &mut S,
 ) -> (BodyForces, Derived) {
-    let Replay {
+    let StepInputs {
         desc,
         state,
         dt,
         conditions: env,
         derived,
-        ..
-    } = *replay;
+    } = inputs;
     let on = |bit: u32| desc.forces & bit != 0;
     let lumped = on(FORCE_LUMPED_RESISTANCE);
     let origin = state.position;
