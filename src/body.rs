@@ -371,6 +371,7 @@ pub const MAX_FORCE: f64 = 1e30;
 
 impl BodyForces {
     /// Every number finite and every force and torque within [`MAX_FORCE`].
+    #[inline]
     pub fn is_sound(&self) -> bool {
         let vectors = [
             self.force,
@@ -992,6 +993,7 @@ impl Body {
 
     /// Inertia tensor about the centre of mass, world axes, of a body of the hull's shape
     /// and this body's mass (the host's true inertia is not known to keel).
+    #[inline(always)]
     fn inertia(&self, state: &BodyState, com: DVec3, mass: f64) -> DMat3 {
         let rotation = DMat3::from_quat(state.rotation);
         let centroid = rotation * self.hull.info.centroid;
@@ -2379,34 +2381,33 @@ fn finish<S: Sink>(
     }
 
     // Dissipative forces must not reverse the motion they oppose within the step.
-    let water_scale = || {
-        limiter::implicit_scale(
-            viscous_force + pressure_force + slamming.force + damping_force,
-            drag_torque + slamming.torque + damping_couple,
-            &limiter::Motion {
+    // (No closures, nor `map_or_else`: either may be left out of line, compiled for the
+    // baseline processor, with the limiter in it.)
+    let (water_scale, air_scale) = match derived {
+        Some(d) => (d.water_scale, d.air_scale),
+        None => {
+            let water = limiter::Motion {
                 velocity: relative_end,
                 angular_velocity: omega_end,
                 mass: desc.mass,
                 inverse_inertia,
-            },
-            dt,
-        )
-    };
-    let air_scale = || {
-        limiter::implicit_scale(
-            air.force,
-            air.torque,
-            &limiter::Motion {
+            };
+            let air_motion = limiter::Motion {
                 velocity: air_relative,
                 angular_velocity: omega,
-                mass: desc.mass,
-                inverse_inertia,
-            },
-            dt,
-        )
+                ..water
+            };
+            (
+                limiter::implicit_scale(
+                    viscous_force + pressure_force + slamming.force + damping_force,
+                    drag_torque + slamming.torque + damping_couple,
+                    &water,
+                    dt,
+                ),
+                limiter::implicit_scale(air.force, air.torque, &air_motion, dt),
+            )
+        }
     };
-    let (water_scale, air_scale) =
-        derived.map_or_else(|| (water_scale(), air_scale()), |d| (d.water_scale, d.air_scale));
 
     // Bourg's virtual mass: everything divided by 1 + x, plus a gravity correction.
     let virtual_scale = added_mass::scale(desc.added_mass_ratio);

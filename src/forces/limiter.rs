@@ -45,6 +45,7 @@ pub struct Motion {
 
 /// The factor in (0, 1] that keeps dissipative `force` and `torque` from reversing the
 /// motion within `dt`.
+#[inline(always)]
 pub fn implicit_scale(force: DVec3, torque: DVec3, motion: &Motion, dt: f64) -> f64 {
     let removed = -(force.dot(motion.velocity) + torque.dot(motion.angular_velocity));
     if removed <= 0.0 {
