@@ -231,6 +231,10 @@ struct BatchGroup {
     in_lanes: bool,
     /// The members whose state was refused (a bit each): their results hold why.
     refused: u8,
+    /// Whether any member's result is an error (noted by the thread that stepped the
+    /// group, while the results are in its caches: a successful batch of 10000 bodies
+    /// then reads 1250 flags, not 10000 results, before writing out).
+    failed: bool,
     results: [Result<BodyForces>; LANES],
 }
 
@@ -246,6 +250,7 @@ impl BatchGroup {
             len: 1,
             in_lanes,
             refused: 0,
+            failed: false,
             results: std::array::from_fn(|_| Ok(BodyForces::default())),
         }
     }
@@ -732,7 +737,7 @@ impl World {
             }
         }
         let validated_here = &validated;
-        let step_group = |group: &mut BatchGroup| {
+        let step_group_only = |group: &mut BatchGroup| {
             let members = &group.members[..group.len];
             // Each member's state, checked by this thread (its part of the batch's serial
             // checks); a refused one fails the batch, which then undoes the others' steps.
@@ -826,6 +831,10 @@ impl World {
                 }
             }
         };
+        let step_group = |group: &mut BatchGroup| {
+            step_group_only(group);
+            group.failed = group.results[..group.len].iter().any(Result::is_err);
+        };
         let stepping = sections::time(Section::BatchGroups);
         match &self.pool {
             // Two threads: this one from the front of the groups, the helper from the back
@@ -850,9 +859,10 @@ impl World {
                 (0..g.len).map(move |k| (g.members[k] as usize, g.refused & (1 << k) != 0, &g.results[k]))
             })
         };
-        let refusal = members().filter(|&(_, refused, _)| refused).min_by_key(|&(i, _, _)| i);
-        let failed = members().filter(|(_, _, r)| r.is_err()).min_by_key(|&(i, _, _)| i);
-        if let Some((failed, refused, result)) = refusal.or(failed) {
+        let any_failed = groups.iter().any(|g| g.failed);
+        let refusal = || members().filter(|&(_, refused, _)| refused).min_by_key(|&(i, _, _)| i);
+        let failed = || members().filter(|(_, _, r)| r.is_err()).min_by_key(|&(i, _, _)| i);
+        if let Some((failed, refused, result)) = any_failed.then(|| refusal().or_else(failed)).flatten() {
             let error = match result {
                 Err(e) if refused => e.clone(),
                 Err(e) => Error::new(e.kind, format!("bodies[{failed}]: {e}")),

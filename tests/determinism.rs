@@ -94,13 +94,13 @@ fn scene_of(threads: u32, count: usize, kinds: usize) -> (World, Vec<BodyId>, Ve
 }
 
 fn batch(threads: u32) -> Vec<Vec<u64>> {
-    batch_of(scene(threads))
+    batch_of(scene(threads), 2)
 }
 
-fn batch_of((mut world, ids, states): (World, Vec<BodyId>, Vec<BodyState>)) -> Vec<Vec<u64>> {
+fn batch_of((mut world, ids, states): (World, Vec<BodyId>, Vec<BodyState>), steps: usize) -> Vec<Vec<u64>> {
     let mut out = vec![BodyForces::default(); ids.len()];
-    // Two steps, so that any history carried between steps is exercised too.
-    for _ in 0..2 {
+    // Two steps or more, so that any history carried between steps is exercised too.
+    for _ in 0..steps {
         world
             .step_bodies(&ids, &states, 1.0 / 60.0, &mut out, |s| *s, |f, o| *o = *f)
             .unwrap();
@@ -130,13 +130,16 @@ fn batch_steps_are_bit_identical_for_any_thread_count_and_to_single_steps() {
 #[test]
 fn a_batch_big_enough_to_prefetch_its_bodies_gives_each_body_its_own_forces() {
     // Past the size from which a batch prefetches the next body's buffers (256), of the
-    // three small hulls.
-    let scene = |threads| scene_of(threads, 400, 3);
-    let one = batch_of(scene(1));
-    assert_eq!(one, batch_of(scene(2)), "2 threads");
+    // three small hulls; three steps, the third a batch of the last ids (its checks and
+    // groups kept).
+    let scene = |threads| scene_of(threads, 1500, 3);
+    let one = batch_of(scene(1), 3);
+    for threads in [2, 3] {
+        assert_eq!(one, batch_of(scene(threads), 3), "{threads} threads");
+    }
     let (mut world, ids, states) = scene(1);
     let mut single = Vec::new();
-    for _ in 0..2 {
+    for _ in 0..3 {
         single = ids
             .iter()
             .zip(&states)
