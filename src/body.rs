@@ -2095,7 +2095,7 @@ fn step_in_lanes_here(
         };
         inverse_inertias[l] = body.inertia(state, com, body.desc.mass).inverse();
         // Each body's step reads its own description and state where they are (no replay
-        // copied per body: its only copy is the one the body keeps, written once).
+        // copied per body, nor an array of replays: the body's kept replay is built at commit).
         let middle = after_pass_one(
             StepInputs::first(body, state, dt, &conditions),
             &hull.info,
