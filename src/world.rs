@@ -806,6 +806,10 @@ impl World {
             };
             let mut guards: [Option<MutexGuard<'_, Body>>; LANES] =
                 std::array::from_fn(|k| members.get(k).and_then(|&i| body(i as usize)));
+            // (Every member is live: its id was checked with the world borrowed mutably
+            // since, and `destroy_body` ends the reuse of a batch's checks. A member
+            // missing here would keep its last batch's result.)
+            debug_assert!(guards[..members.len()].iter().all(Option::is_some));
             // (The spare lanes' entries repeat the first body: never read.)
             let states: [&BodyState; LANES] = std::array::from_fn(|k| &valid[k]);
             let mut prepared = [true; LANES];
