@@ -11,12 +11,12 @@
 //! one: the loops are compiled with `multiversion` for the x86-64 baseline, AVX2 and
 //! AVX-512, whose 32 vector registers also spill less). A triangle
 //! cut by the water is marked and left to the step's clipping code, one at a time; a
-//! triangle not wholly wet (dry) gives zero wet (dry) forces. The pass over whole
-//! triangles keeps its sums in eight lanes, one triangle in each, read as groups of eight
-//! rows copied out of the columns (its loop then has nothing to check or alias, and the
-//! sums stay in vector registers); the drag loops write a column per number and sum it
-//! with four accumulators. Either way the order is fixed: the result does not depend on
-//! threads or on the CPU (Rust never fuses `a * b + c`). The clipping code is also the
+//! triangle not wholly wet (dry) gives zero wet (dry) forces. The loops keep their sums
+//! in eight lanes, one triangle (or drag point) in each, read as groups of eight rows
+//! copied out of the columns: the loop then has nothing to check or alias, and the sums
+//! stay in vector registers (a column per number, stored and read back by a second loop,
+//! bound the drag loops by their stores: 8-10 % of a bunny's step). The order is fixed:
+//! the result does not depend on threads or on the CPU (Rust never fuses `a * b + c`). The clipping code is also the
 //! reference: `Body`'s tests check that the two ways agree.
 //!
 //! The loops work in the body's axes: the hull's corners, centroids and normals are read
@@ -289,30 +289,6 @@ impl WetTriangles {
             })
             .collect()
     }
-}
-
-/// Adds the first `n` entries of each column into four running sums each.
-#[inline(always)]
-fn accumulate(columns: &[[f64; BLOCK]], n: usize, sums: &mut [[f64; 4]]) {
-    for (column, sum) in columns.iter().zip(sums.iter_mut()) {
-        let mut k = 0;
-        while k + 4 <= n {
-            for l in 0..4 {
-                sum[l] += column[k + l];
-            }
-            k += 4;
-        }
-        while k < n {
-            sum[0] += column[k];
-            k += 1;
-        }
-    }
-}
-
-/// The sum of four running sums, in a fixed order.
-#[inline(always)]
-fn total(sum: [f64; 4]) -> f64 {
-    (sum[0] + sum[1]) + (sum[2] + sum[3])
 }
 
 /// Rows `range` of three columns.
@@ -1114,12 +1090,8 @@ impl ChunkOutput {
     }
 }
 
-/// The columns [`drag_pass`] sums ...
+/// The numbers [`drag_pass`] sums per point: viscous force, pressure drag, moment.
 const DRAG_SUMMED: usize = 9;
-/// ... and all it writes per point (the last: whether it needs the three-point rule; a
-/// column of numbers rather than of flags, one kind of store less, keeps the loop free
-/// of run-time alias checks).
-const DRAG_OUT: usize = DRAG_SUMMED + 1;
 
 /// Rows of drag points: where, on what face, in what water, with how much area, and
 /// how far the face reaches from the point (zero: never the three-point rule).
@@ -1177,22 +1149,17 @@ impl DragConstants {
     }
 }
 
-/// Drag at `n` rows, by the one-point rule; rows that need the three-point rule are
-/// marked in `three` and left out.
+/// Drag at `n` rows (a multiple of [`LANES`]), by the one-point rule, added into the
+/// running sums; rows that need the three-point rule are marked in `three` (1) and left
+/// out.
 #[inline(always)]
-fn drag_rows(
-    rows: &DragRows<'_>,
-    n: usize,
-    k: &DragConstants,
-    columns: &mut [[f64; BLOCK]; DRAG_OUT],
-    sums: &mut [[f64; 4]; DRAG_SUMMED],
-) {
+fn drag_rows(rows: &DragRows<'_>, n: usize, k: &DragConstants, three: &mut [f64; BLOCK], sums: &mut DragLaneSums) {
     // Falloffs of 1/2 (the default) need one square root and no division: the loop is
     // specialised for them (in vector code both sides of a choice run).
     if k.c.pressure_falloff == 0.5 && k.c.suction_falloff == 0.5 {
-        drag_loop::<true>(rows, n, k, columns, sums)
+        drag_loop::<true>(rows, n, k, three, sums)
     } else {
-        drag_loop::<false>(rows, n, k, columns, sums)
+        drag_loop::<false>(rows, n, k, three, sums)
     }
 }
 
@@ -1254,57 +1221,55 @@ fn drag_loop<const HALF: bool>(
     rows: &DragRows<'_>,
     n: usize,
     k: &DragConstants,
-    columns: &mut [[f64; BLOCK]; DRAG_OUT],
-    sums: &mut [[f64; 4]; DRAG_SUMMED],
+    three: &mut [f64; BLOCK],
+    sums: &mut DragLaneSums,
 ) {
+    debug_assert!(n % LANES == 0 && n <= BLOCK);
     // A copy the loop's stores cannot reach: read through the reference, every constant
     // would be reloaded after each store (the AVX2 build then stops vectorising).
     let k = &{ *k };
     let (com, v, omega) = (k.com, k.velocity, k.omega);
     let spread = ONE_POINT_SPREAD * ONE_POINT_SPREAD;
-    let DragRows {
-        point,
-        normal,
-        water,
-        area: areas,
-        radius_squared: radius,
-    } = rows;
-    let (point, normal, water) = (point.map(|p| &p[..n]), normal.map(|p| &p[..n]), water.map(|p| &p[..n]));
-    let (areas, radius) = (&areas[..n], &radius[..n]);
-    for i in 0..n {
-        let arm = [point[0][i] - com[0], point[1][i] - com[1], point[2][i] - com[2]];
-        let spin = cross(omega, arm);
-        let u = [
-            v[0] + spin[0] - water[0][i],
-            v[1] + spin[1] - water[1][i],
-            v[2] + spin[2] - water[2][i],
-        ];
-        let normal = [normal[0][i], normal[1][i], normal[2][i]];
-        let speed_squared = dot(u, u);
-        let needs_three = areas[i] > 0.0 && radius[i] * k.omega_squared > speed_squared * spread;
-        let area = if needs_three { 0.0 } else { areas[i] };
-        let (fv, fd, torque) = drag_at::<HALF>(k, arm, u, normal, area);
-        let out = [
-            fv[0],
-            fv[1],
-            fv[2],
-            fd[0],
-            fd[1],
-            fd[2],
-            torque[0],
-            torque[1],
-            torque[2],
-            if needs_three { 1.0 } else { 0.0 },
-        ];
-        for (column, value) in columns.iter_mut().zip(out) {
-            column[i] = value;
+    for g in 0..n.min(BLOCK) / LANES {
+        // This group's rows, copied out (as in `whole_block`: the sums then stay in vector
+        // registers, where a column per number was stored and read back).
+        let group = |column: &[f64]| lane_group(column, g);
+        let three_of = |[x, y, z]: &[&[f64]; 3]| [group(x), group(y), group(z)];
+        let (point, normal, water) = (three_of(&rows.point), three_of(&rows.normal), three_of(&rows.water));
+        let (areas, radius) = (group(rows.area), group(rows.radius_squared));
+        let mut flags = [0.0; LANES];
+        for l in 0..LANES {
+            let arm = [point[0][l] - com[0], point[1][l] - com[1], point[2][l] - com[2]];
+            let spin = cross(omega, arm);
+            let u = [
+                v[0] + spin[0] - water[0][l],
+                v[1] + spin[1] - water[1][l],
+                v[2] + spin[2] - water[2][l],
+            ];
+            let normal = [normal[0][l], normal[1][l], normal[2][l]];
+            let speed_squared = dot(u, u);
+            let needs_three = areas[l] > 0.0 && radius[l] * k.omega_squared > speed_squared * spread;
+            let area = if needs_three { 0.0 } else { areas[l] };
+            let (fv, fd, torque) = drag_at::<HALF>(k, arm, u, normal, area);
+            let out = [
+                fv[0], fv[1], fv[2], fd[0], fd[1], fd[2], torque[0], torque[1], torque[2],
+            ];
+            for (sum, value) in sums.iter_mut().zip(out) {
+                sum[l] += value;
+            }
+            flags[l] = if needs_three { 1.0 } else { 0.0 };
+        }
+        if let Some(to) = three.get_mut(g * LANES..(g + 1) * LANES) {
+            to.copy_from_slice(&flags);
         }
     }
-    accumulate(&columns[..DRAG_SUMMED], n, sums);
 }
 
-fn drag_sums(sums: &[[f64; 4]; DRAG_SUMMED]) -> DragSums {
-    let vector = |k: usize| DVec3::new(total(sums[k]), total(sums[k + 1]), total(sums[k + 2]));
+/// Running drag sums, one per lane.
+type DragLaneSums = LaneSums<DRAG_SUMMED>;
+
+fn drag_lane_sums(sums: &DragLaneSums) -> DragSums {
+    let vector = |k: usize| DVec3::new(total_lanes(sums[k]), total_lanes(sums[k + 1]), total_lanes(sums[k + 2]));
     DragSums {
         viscous: vector(0),
         pressure: vector(3),
@@ -1336,9 +1301,9 @@ pub(crate) fn drag_pass<'a>(
     };
     let k = DragConstants::new(&local, params);
     let moving = mesh.water_velocities.is_some();
-    let mut sums = [[0.0f64; 4]; DRAG_SUMMED];
-    let mut three = [0u8; BLOCK];
-    let Scratch { midpoints, drag, .. } = scratch;
+    let mut sums = [[0.0f64; LANES]; DRAG_SUMMED];
+    let mut three = [0.0f64; BLOCK];
+    let Scratch { midpoints, .. } = scratch;
     let still = [[0.0; BLOCK]; 3];
     for start in (first..t).step_by(BLOCK) {
         let n = BLOCK.min(t - start);
@@ -1359,15 +1324,12 @@ pub(crate) fn drag_pass<'a>(
             area: &wet.area[chunk.clone()],
             radius_squared: &cols.radius_squared[range.clone()],
         };
-        drag_rows(&centroids, n, &k, drag, &mut sums);
-        for (flag, &needs) in three.iter_mut().zip(&drag[DRAG_SUMMED][..n]) {
-            *flag = u8::from(needs != 0.0);
-        }
+        drag_rows(&centroids, n, &k, &mut three, &mut sums);
         // The triangles the rotation spreads: their edge midpoints, a third of the area
         // each, gathered into blocks of points.
         let corners = cols.corners.each_ref().map(|c| rows(c, &range));
         for (i, &flag) in three.iter().enumerate().take(n) {
-            if flag == 0 {
+            if flag == 0.0 {
                 continue;
             }
             let share = wet.area[chunk.start + i] / 3.0;
@@ -1382,14 +1344,14 @@ pub(crate) fn drag_pass<'a>(
             let middle = |p: [f64; 3], q: [f64; 3]| [(p[0] + q[0]) * 0.5, (p[1] + q[1]) * 0.5, (p[2] + q[2]) * 0.5];
             let points = [middle(a, b), middle(b, c), middle(c, a)];
             if midpoints.push_three(&points, normal, water, share) {
-                midpoint_rows(midpoints, &k, drag, &mut sums);
+                midpoint_rows(midpoints, &k, &mut sums);
             }
         }
     }
     if !midpoints.is_empty() {
-        midpoint_rows(midpoints, &k, drag, &mut sums);
+        midpoint_rows(midpoints, &k, &mut sums);
     }
-    let sums = drag_sums(&sums);
+    let sums = drag_lane_sums(&sums);
     DragSums {
         viscous: turn * sums.viscous,
         pressure: turn * sums.pressure,
@@ -1400,13 +1362,16 @@ pub(crate) fn drag_pass<'a>(
 /// Drag at the points of `block` (no three-point rule: each has its share of area);
 /// empties the block.
 #[inline(always)]
-fn midpoint_rows(
-    block: &mut PointBlock,
-    k: &DragConstants,
-    columns: &mut [[f64; BLOCK]; DRAG_OUT],
-    sums: &mut [[f64; 4]; DRAG_SUMMED],
-) {
+fn midpoint_rows(block: &mut PointBlock, k: &DragConstants, sums: &mut DragLaneSums) {
+    // Whole lane groups: the rows past the last point, left from earlier blocks, are
+    // cleared (a point with no area at the body's own velocity adds zeros).
+    let n = block.len.div_ceil(LANES) * LANES;
+    for column in block.point.iter_mut().chain(&mut block.normal).chain(&mut block.water) {
+        column[block.len..n].fill(0.0);
+    }
+    block.area[block.len..n].fill(0.0);
     let no_spread = [0.0; BLOCK];
+    let mut unused = [0.0; BLOCK];
     let rows = DragRows {
         point: block.point.each_ref().map(|c| &c[..]),
         normal: block.normal.each_ref().map(|c| &c[..]),
@@ -1414,7 +1379,7 @@ fn midpoint_rows(
         area: &block.area,
         radius_squared: &no_spread,
     };
-    drag_rows(&rows, block.len, k, columns, sums);
+    drag_rows(&rows, n, k, &mut unused, sums);
     block.len = 0;
 }
 
@@ -1522,28 +1487,25 @@ impl PieceBlock {
 #[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
 pub(crate) fn drag_pieces(scratch: &mut Scratch, motion: &Motion, params: &DragParams) -> DragSums {
     let k = DragConstants::new(motion, params);
-    let mut sums = [[0.0f64; 4]; DRAG_SUMMED];
-    let Scratch { pieces, drag, .. } = scratch;
+    let mut sums = [[0.0f64; LANES]; DRAG_SUMMED];
+    let Scratch { pieces, .. } = scratch;
     // Most blocks need no three-point rule at all (none on moving water in the
     // benchmarks): they skip the three midpoints' drag, three quarters of the loop.
     let three = any_needs_three_points(pieces, &k);
     match (k.c.pressure_falloff == 0.5 && k.c.suction_falloff == 0.5, three) {
-        (true, true) => piece_loop::<true, true>(pieces, &k, drag, &mut sums),
-        (true, false) => piece_loop::<true, false>(pieces, &k, drag, &mut sums),
-        (false, true) => piece_loop::<false, true>(pieces, &k, drag, &mut sums),
-        (false, false) => piece_loop::<false, false>(pieces, &k, drag, &mut sums),
+        (true, true) => piece_loop::<true, true>(pieces, &k, &mut sums),
+        (true, false) => piece_loop::<true, false>(pieces, &k, &mut sums),
+        (false, true) => piece_loop::<false, true>(pieces, &k, &mut sums),
+        (false, false) => piece_loop::<false, false>(pieces, &k, &mut sums),
     }
     pieces.len = 0;
-    drag_sums(&sums)
+    drag_lane_sums(&sums)
 }
 
-/// A piece's centroid, the water's velocity relative to it, and the square of its
-/// farthest corner's distance from the centroid.
+/// A piece's centroid, its arm from the centre of mass, the water's velocity relative
+/// to it, and the square of its farthest corner's distance from the centroid.
 #[inline(always)]
-fn piece_centre(block: &PieceBlock, k: &DragConstants, i: usize) -> ([f64; 3], [f64; 3], [f64; 3], f64) {
-    let corner = |c: usize| std::array::from_fn::<f64, 3, _>(|axis| block.corners[c][axis][i]);
-    let (a, b, c) = (corner(0), corner(1), corner(2));
-    let water = [block.water[0][i], block.water[1][i], block.water[2][i]];
+fn centre_of(k: &DragConstants, [a, b, c]: [[f64; 3]; 3], water: [f64; 3]) -> ([f64; 3], [f64; 3], [f64; 3], f64) {
     let centroid: [f64; 3] = std::array::from_fn(|x| (a[x] + b[x] + c[x]) * (1.0 / 3.0));
     let arm = sub(centroid, k.com);
     let spin = cross(k.omega, arm);
@@ -1565,7 +1527,9 @@ fn any_needs_three_points(block: &PieceBlock, k: &DragConstants) -> bool {
     let k = &{ *k };
     let mut any = false;
     for i in 0..block.len {
-        let (_, _, u, radius_squared) = piece_centre(block, k, i);
+        let corner = |c: usize| std::array::from_fn::<f64, 3, _>(|axis| block.corners[c][axis][i]);
+        let water = [block.water[0][i], block.water[1][i], block.water[2][i]];
+        let (_, _, u, radius_squared) = centre_of(k, [corner(0), corner(1), corner(2)], water);
         any |= needs_three_points(k.omega_squared, radius_squared, dot(u, u));
     }
     any
@@ -1574,54 +1538,71 @@ fn any_needs_three_points(block: &PieceBlock, k: &DragConstants) -> bool {
 /// `THREE`: whether a piece of the block may need the three-point rule (without it,
 /// every piece takes the one-point rule, as `needs_three_points` then says).
 #[inline(always)]
-fn piece_loop<const HALF: bool, const THREE: bool>(
-    block: &PieceBlock,
-    k: &DragConstants,
-    columns: &mut [[f64; BLOCK]; DRAG_OUT],
-    sums: &mut [[f64; 4]; DRAG_SUMMED],
-) {
-    let n = block.len;
+fn piece_loop<const HALF: bool, const THREE: bool>(block: &mut PieceBlock, k: &DragConstants, sums: &mut DragLaneSums) {
+    // Whole lane groups: the rows past the last piece, left from earlier blocks, are
+    // cleared (a piece with no corners has no area, and adds zeros).
+    let n = block.len.div_ceil(LANES) * LANES;
+    for column in block
+        .corners
+        .iter_mut()
+        .flatten()
+        .chain(&mut block.normal)
+        .chain(&mut block.water)
+    {
+        column[block.len..n].fill(0.0);
+    }
+    let block = &*block;
     // A copy the loop's stores cannot reach: read through the reference, every constant
     // would be reloaded after each store (the AVX2 build then stops vectorising).
     let k = &{ *k };
     let (com, v, omega) = (k.com, k.velocity, k.omega);
-    for i in 0..n {
-        let corner = |c: usize| std::array::from_fn::<f64, 3, _>(|axis| block.corners[c][axis][i]);
-        let (a, b, c) = (corner(0), corner(1), corner(2));
-        let normal = [block.normal[0][i], block.normal[1][i], block.normal[2][i]];
-        let water = [block.water[0][i], block.water[1][i], block.water[2][i]];
-        let area = 0.5 * dot(cross(sub(b, a), sub(c, a)), normal);
-        let (_, arm, u, radius_squared) = piece_centre(block, k, i);
-        let three = THREE && needs_three_points(k.omega_squared, radius_squared, dot(u, u));
-        let (one_area, share) = if three { (0.0, area / 3.0) } else { (area, 0.0) };
-        let mut out = drag_at::<HALF>(k, arm, u, normal, one_area);
-        if THREE {
-            for (p, q) in [(a, b), (b, c), (c, a)] {
-                let middle = std::array::from_fn(|x| 0.5 * (p[x] + q[x]));
-                let arm = sub(middle, com);
-                let spin = cross(omega, arm);
-                let u = [
-                    v[0] + spin[0] - water[0],
-                    v[1] + spin[1] - water[1],
-                    v[2] + spin[2] - water[2],
-                ];
-                let (fv, fd, torque) = drag_at::<HALF>(k, arm, u, normal, share);
-                for x in 0..3 {
-                    out.0[x] += fv[x];
-                    out.1[x] += fd[x];
-                    out.2[x] += torque[x];
+    for g in 0..n.min(BLOCK) / LANES {
+        // This group's rows, copied out, the sums in lanes (as in `drag_loop`).
+        let group = |column: &[f64]| lane_group(column, g);
+        let three_of = |[x, y, z]: &[[f64; BLOCK]; 3]| [group(x), group(y), group(z)];
+        let corners = [
+            three_of(&block.corners[0]),
+            three_of(&block.corners[1]),
+            three_of(&block.corners[2]),
+        ];
+        let (normals, waters) = (three_of(&block.normal), three_of(&block.water));
+        for l in 0..LANES {
+            let corner = |c: usize| [corners[c][0][l], corners[c][1][l], corners[c][2][l]];
+            let (a, b, c) = (corner(0), corner(1), corner(2));
+            let normal = [normals[0][l], normals[1][l], normals[2][l]];
+            let water = [waters[0][l], waters[1][l], waters[2][l]];
+            let area = 0.5 * dot(cross(sub(b, a), sub(c, a)), normal);
+            let (_, arm, u, radius_squared) = centre_of(k, [a, b, c], water);
+            let three = THREE && needs_three_points(k.omega_squared, radius_squared, dot(u, u));
+            let (one_area, share) = if three { (0.0, area / 3.0) } else { (area, 0.0) };
+            let mut out = drag_at::<HALF>(k, arm, u, normal, one_area);
+            if THREE {
+                for (p, q) in [(a, b), (b, c), (c, a)] {
+                    let middle = std::array::from_fn(|x| 0.5 * (p[x] + q[x]));
+                    let arm = sub(middle, com);
+                    let spin = cross(omega, arm);
+                    let u = [
+                        v[0] + spin[0] - water[0],
+                        v[1] + spin[1] - water[1],
+                        v[2] + spin[2] - water[2],
+                    ];
+                    let (fv, fd, torque) = drag_at::<HALF>(k, arm, u, normal, share);
+                    for x in 0..3 {
+                        out.0[x] += fv[x];
+                        out.1[x] += fd[x];
+                        out.2[x] += torque[x];
+                    }
                 }
             }
-        }
-        let (fv, fd, torque) = out;
-        let row = [
-            fv[0], fv[1], fv[2], fd[0], fd[1], fd[2], torque[0], torque[1], torque[2],
-        ];
-        for (column, value) in columns.iter_mut().zip(row) {
-            column[i] = value;
+            let (fv, fd, torque) = out;
+            let row = [
+                fv[0], fv[1], fv[2], fd[0], fd[1], fd[2], torque[0], torque[1], torque[2],
+            ];
+            for (sum, value) in sums.iter_mut().zip(row) {
+                sum[l] += value;
+            }
         }
     }
-    accumulate(&columns[..DRAG_SUMMED], n, sums);
 }
 
 /// Pieces of cut triangles, gathered one at a time for [`PiecePass`]: each wholly under
@@ -1798,7 +1779,6 @@ fn piece_blocks(
 pub(crate) struct Scratch {
     /// What the pass over whole triangles keeps of each row of a block.
     copied: Copied,
-    drag: [[f64; BLOCK]; DRAG_OUT],
     /// Pieces of cut triangles gathered one at a time: for their drag ...
     pub pieces: PieceBlock,
     /// ... and, under and above the water, for the other forces ([`PiecePass`]).
@@ -1821,7 +1801,6 @@ impl Scratch {
         SCRATCH.with(|s| s.take()).unwrap_or_else(|| {
             Box::new(Scratch {
                 copied: [[[0.0; LANES]; WET_COPIED]; BLOCK / LANES],
-                drag: [[0.0; BLOCK]; DRAG_OUT],
                 pieces: PieceBlock::default(),
                 wet_pieces: FacePieces::default(),
                 dry_pieces: FacePieces::default(),
@@ -1881,6 +1860,60 @@ mod tests {
                 assert_eq!((h.x, h.y, h.z), (-(j as f64), row(j).y, 7.0 * j as f64));
             }
             assert_eq!(history.first().swept[1].len(), rows.min(CHUNK_ROWS));
+        }
+    }
+
+    /// Pieces a block holds after a fuller one: the drag must be that of these pieces
+    /// alone, to the bit, and that of a fresh block (the lanes past the last piece hold
+    /// the earlier block's numbers until cleared).
+    #[test]
+    fn a_block_of_pieces_after_a_fuller_one_has_only_its_own_drag() {
+        let motion = Motion {
+            com: DVec3::new(0.1, -0.2, 0.05),
+            velocity: DVec3::new(1.5, -0.3, 0.4),
+            angular_velocity: DVec3::new(0.3, 2.0, -0.7),
+        };
+        let params = DragParams {
+            viscous: Some((1000.0, 0.004)),
+            pressure: Some(DragCoefficients {
+                pressure_linear: 10.0,
+                pressure_quadratic: 10.0,
+                suction_linear: 10.0,
+                suction_quadratic: 10.0,
+                pressure_falloff: 0.5,
+                suction_falloff: 0.5,
+                reference_speed: 1.0,
+            }),
+        };
+        let piece = |i: usize| {
+            let t = i as f64;
+            let a = DVec3::new(t * 0.3, -1.0, 0.2 * t);
+            let b = a + DVec3::new(1.0 + 0.1 * t, 0.0, 0.3);
+            let c = a + DVec3::new(0.2, 0.1, 1.0 + 0.05 * t);
+            let normal = (b - a).cross(c - a).normalize();
+            ([a, b, c], normal, DVec3::new(0.1 * t, 0.0, -0.2))
+        };
+        let drag_of = |scratch: &mut Scratch, count: usize, first: usize| {
+            for i in first..first + count {
+                let (p, n, w) = piece(i);
+                assert!(!scratch.pieces.push(p, n, w));
+            }
+            drag_pieces(scratch, &motion, &params)
+        };
+        for later in [1, 3, 8, 13] {
+            let mut used = Scratch::take();
+            let full = drag_of(&mut used, BLOCK - 1, 100);
+            assert!(full.viscous.length() > 0.0);
+            let after = drag_of(&mut used, later, 0);
+            let fresh = drag_of(&mut Scratch::take(), later, 0);
+            assert!(fresh.viscous.length() > 0.0 && fresh.pressure.length() > 0.0);
+            for (a, b) in [
+                (after.viscous, fresh.viscous),
+                (after.pressure, fresh.pressure),
+                (after.torque, fresh.torque),
+            ] {
+                assert_eq!(a.to_array().map(f64::to_bits), b.to_array().map(f64::to_bits), "{later} pieces");
+            }
         }
     }
 }
