@@ -376,6 +376,31 @@ fn lane_group(column: &[f64], g: usize) -> [f64; LANES] {
         .unwrap_or([0.0; LANES])
 }
 
+/// A column of corner coordinates: the hull's, in single precision, or a clipped
+/// piece's, in double.
+trait CornerColumn: Copy {
+    /// [`lane_group`] of such a column, in double precision.
+    fn lane_group(column: &[Self], g: usize) -> [f64; LANES];
+}
+
+impl CornerColumn for f64 {
+    #[inline(always)]
+    fn lane_group(column: &[f64], g: usize) -> [f64; LANES] {
+        lane_group(column, g)
+    }
+}
+
+impl CornerColumn for f32 {
+    /// Widened, which is exact.
+    #[inline(always)]
+    fn lane_group(column: &[f32], g: usize) -> [f64; LANES] {
+        column
+            .get(g * LANES..(g + 1) * LANES)
+            .and_then(|rows| <[f32; LANES]>::try_from(rows).ok())
+            .map_or([0.0; LANES], |rows| rows.map(f64::from))
+    }
+}
+
 /// Forces on every triangle wholly under or above the water. Writes the slamming history
 /// of every triangle (the step then overwrites that of the cut ones), the triangles for
 /// [`drag_pass`], and the cut triangles to `cut`.
@@ -512,8 +537,8 @@ impl WholeConstants {
 
 /// A block of rows: the hull's, the last step's history, the corners' heights and the
 /// water's velocity averaged over the corners.
-struct WholeRows<'a> {
-    corners: [[&'a [f64]; 3]; 3],
+struct WholeRows<'a, C> {
+    corners: [[&'a [C]; 3]; 3],
     centroids: [&'a [f64]; 3],
     normals: [&'a [f64]; 3],
     areas: &'a [f64],
@@ -562,7 +587,8 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             Some((origin_y, level)) => {
                 for (h, [x, y, z]) in heights.iter_mut().zip(corners) {
                     for i in 0..n {
-                        h[i] = ((r[1] * x[i] + r[4] * y[i] + r[7] * z[i]) + origin_y) - level;
+                        let (x, y, z) = (f64::from(x[i]), f64::from(y[i]), f64::from(z[i]));
+                        h[i] = ((r[1] * x + r[4] * y + r[7] * z) + origin_y) - level;
                     }
                 }
             }
@@ -618,9 +644,9 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
         };
         let out = (&mut *copied, &mut wet_sums, &mut dry_sums);
         match kind {
-            Kind::Dry => whole_block::<true, false, false, true>(&constants, &rows, n, out),
-            Kind::Wet => whole_block::<SQUARE, MOVING, true, false>(&constants, &rows, n, out),
-            Kind::Mixed => whole_block::<SQUARE, MOVING, true, true>(&constants, &rows, n, out),
+            Kind::Dry => whole_block::<_, true, false, false, true>(&constants, &rows, n, out),
+            Kind::Wet => whole_block::<_, SQUARE, MOVING, true, false>(&constants, &rows, n, out),
+            Kind::Mixed => whole_block::<_, SQUARE, MOVING, true, true>(&constants, &rows, n, out),
         }
         let groups = &copied[..n / LANES];
         let column = |k: usize| groups.iter().flat_map(move |g| g[k]);
@@ -723,9 +749,9 @@ fn whole_sums(
 /// `WET`/`DRY`: whether the block may hold wholly wet / wholly dry triangles (a block
 /// with only one kind skips the other's forces; one with both also finds the cut ones).
 #[inline(always)]
-fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DRY: bool>(
+fn whole_block<C: CornerColumn, const SQUARE: bool, const MOVING: bool, const WET: bool, const DRY: bool>(
     c: &WholeConstants,
-    rows: &WholeRows<'_>,
+    rows: &WholeRows<'_, C>,
     n: usize,
     (copied, wet_sums, dry_sums): (&mut Copied, &mut LaneSums<WET_SUMMED>, &mut LaneSums<DRY_OUT>),
 ) {
@@ -748,7 +774,8 @@ fn whole_block<const SQUARE: bool, const MOVING: bool, const WET: bool, const DR
         let three = |[x, y, z]: &[&[f64]; 3]| [group(x), group(y), group(z)];
         let areas = group(areas);
         let (normals, centroids, prior_swept) = (three(normals), three(centroids), three(prior_swept));
-        let corners = [three(&corners[0]), three(&corners[1]), three(&corners[2])];
+        let widened = |[x, y, z]: &[&[C]; 3]| [C::lane_group(x, g), C::lane_group(y, g), C::lane_group(z, g)];
+        let corners = [widened(&corners[0]), widened(&corners[1]), widened(&corners[2])];
         let heights = [group(&heights[0]), group(&heights[1]), group(&heights[2])];
         let gathered_water = [
             group(&gathered_water[0]),
@@ -1327,7 +1354,10 @@ pub(crate) fn drag_pass<'a>(
         drag_rows(&centroids, n, &k, &mut three, &mut sums);
         // The triangles the rotation spreads: their edge midpoints, a third of the area
         // each, gathered into blocks of points.
-        let corners = cols.corners.each_ref().map(|c| rows(c, &range));
+        let corners = cols
+            .corners
+            .each_ref()
+            .map(|c| c.each_ref().map(|axis| &axis[range.clone()]));
         for (i, &flag) in three.iter().enumerate().take(n) {
             if flag == 0.0 {
                 continue;
@@ -1340,7 +1370,7 @@ pub(crate) fn drag_pass<'a>(
                 [0.0; 3]
             };
             // The corners read once, the three midpoints added together.
-            let [a, b, c] = corners.map(|corner| [corner[0][i], corner[1][i], corner[2][i]]);
+            let [a, b, c] = corners.map(|corner| corner.map(|axis| f64::from(axis[i])));
             let middle = |p: [f64; 3], q: [f64; 3]| [(p[0] + q[0]) * 0.5, (p[1] + q[1]) * 0.5, (p[2] + q[2]) * 0.5];
             let points = [middle(a, b), middle(b, c), middle(c, a)];
             if midpoints.push_three(&points, normal, water, share) {
@@ -1765,9 +1795,9 @@ fn piece_blocks(
         };
         let out = (&mut *copied, &mut *wet_sums, &mut *dry_sums);
         if is_wet {
-            whole_block::<true, false, true, false>(constants, &rows, n, out);
+            whole_block::<_, true, false, true, false>(constants, &rows, n, out);
         } else {
-            whole_block::<true, false, false, true>(constants, &rows, n, out);
+            whole_block::<_, true, false, false, true>(constants, &rows, n, out);
         }
         pieces.len = 0;
     }
