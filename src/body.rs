@@ -1613,9 +1613,7 @@ impl Body {
                     water_velocities: water_moves.then_some(&samples.velocities[..]),
                 };
                 let pass = |((range, chunk), wet): ((std::ops::Range<usize>, &mut ChunkOutput), &WetTriangles)| {
-                    let mut scratch = Scratch::take();
-                    chunk.drag = drag_pass(&mesh, range, wet, &end, &drag, &mut scratch);
-                    Scratch::give_back(scratch);
+                    chunk.drag = drag_pass(&mesh, range, wet, &end, &drag);
                 };
                 // The pieces of cut triangles, a block at a time, their sums from zero.
                 let (pieces, sources, normals, waters) = (

@@ -34,9 +34,9 @@
 //! of the drag scale `A (C_PD1 |u| + C_PD2 |u|^2)` on average and 5.7 % at worst, where
 //! the face is nearly tangent to the flow and `cos^(1/2)` has no derivative (the
 //! three-point rule: 0.07 % and 3.5 %); at a spread of 3 it misses most of the drag.
-//! The drag loop does the one-point rule for every wet triangle, then gathers the edge
-//! midpoints of the triangles that need three points into blocks it evaluates the same
-//! way. The cut triangles' pieces come in blocks from the step (`drag_pieces`), where
+//! The drag loop does the one-point rule for every wet triangle, then the edge midpoints
+//! of every row of each group of eight that has a triangle needing three points (the
+//! others with no area). The cut triangles' pieces come in blocks from the step (`drag_pieces`), where
 //! each piece's rule is chosen in the loop and both rules' points are evaluated, the
 //! one not taken with zero area: four evaluations per piece in vector code cost less
 //! than choosing and gathering points one at a time.
@@ -1180,13 +1180,7 @@ impl DragConstants {
 /// running sums; rows that need the three-point rule are marked in `three` (1) and left
 /// out.
 #[inline(always)]
-fn drag_rows(
-    rows: &DragRows<'_>,
-    n: usize,
-    k: &DragConstants,
-    three: Option<&mut [f64; BLOCK]>,
-    sums: &mut DragLaneSums,
-) {
+fn drag_rows(rows: &DragRows<'_>, n: usize, k: &DragConstants, three: &mut [f64; BLOCK], sums: &mut DragLaneSums) {
     // Falloffs of 1/2 (the default) need one square root and no division: the loop is
     // specialised for them (in vector code both sides of a choice run).
     if k.c.pressure_falloff == 0.5 && k.c.suction_falloff == 0.5 {
@@ -1254,7 +1248,7 @@ fn drag_loop<const HALF: bool>(
     rows: &DragRows<'_>,
     n: usize,
     k: &DragConstants,
-    mut three: Option<&mut [f64; BLOCK]>,
+    three: &mut [f64; BLOCK],
     sums: &mut DragLaneSums,
 ) {
     debug_assert!(n % LANES == 0 && n <= BLOCK);
@@ -1292,7 +1286,7 @@ fn drag_loop<const HALF: bool>(
             }
             flags[l] = if needs_three { 1.0 } else { 0.0 };
         }
-        if let Some(to) = three.as_deref_mut().and_then(|t| t.get_mut(g * LANES..(g + 1) * LANES)) {
+        if let Some(to) = three.get_mut(g * LANES..(g + 1) * LANES) {
             to.copy_from_slice(&flags);
         }
     }
@@ -1321,7 +1315,6 @@ pub(crate) fn drag_pass<'a>(
     wet: &WetTriangles,
     motion: &Motion,
     params: &DragParams,
-    scratch: &mut Scratch,
 ) -> DragSums {
     let cols = mesh.columns;
     let (first, t) = (rows_of.start, rows_of.end);
@@ -1336,7 +1329,6 @@ pub(crate) fn drag_pass<'a>(
     let moving = mesh.water_velocities.is_some();
     let mut sums = [[0.0f64; LANES]; DRAG_SUMMED];
     let mut three = [0.0f64; BLOCK];
-    let Scratch { midpoints, .. } = scratch;
     let still = [[0.0; BLOCK]; 3];
     for start in (first..t).step_by(BLOCK) {
         let n = BLOCK.min(t - start);
@@ -1357,35 +1349,41 @@ pub(crate) fn drag_pass<'a>(
             area: &wet.area[chunk.clone()],
             radius_squared: &cols.radius_squared[range.clone()],
         };
-        drag_rows(&centroids, n, &k, Some(&mut three), &mut sums);
+        drag_rows(&centroids, n, &k, &mut three, &mut sums);
         // The triangles the rotation spreads: their edge midpoints, a third of the area
-        // each, gathered into blocks of points.
+        // each, for every row of a lane group that has one (the others with no area).
+        // Most groups have one (a bunny: a third of its wet triangles); gathering only
+        // those rows into blocks of points, one row at a time, cost more than the
+        // evaluations it saved.
         let corners = cols
             .corners
             .each_ref()
             .map(|c| c.each_ref().map(|axis| &axis[range.clone()]));
-        for (i, &flag) in three.iter().enumerate().take(n) {
-            if flag == 0.0 {
+        for g in 0..n / LANES {
+            let flags = lane_group(&three, g);
+            if flags.iter().all(|&f| f == 0.0) {
                 continue;
             }
-            let share = wet.area[chunk.start + i] / 3.0;
-            let normal = [normal[0][i], normal[1][i], normal[2][i]];
-            let water = if moving {
-                [water[0][i], water[1][i], water[2][i]]
-            } else {
-                [0.0; 3]
+            let group = |column: &[f64]| lane_group(column, g);
+            let widened =
+                |[x, y, z]: &[&[f32]; 3]| [f32::lane_group(x, g), f32::lane_group(y, g), f32::lane_group(z, g)];
+            let rows = MidpointRows {
+                corners: [widened(&corners[0]), widened(&corners[1]), widened(&corners[2])],
+                normal: [group(normal[0]), group(normal[1]), group(normal[2])],
+                water: if moving {
+                    [group(water[0]), group(water[1]), group(water[2])]
+                } else {
+                    [[0.0; LANES]; 3]
+                },
+                area: group(&wet.area[chunk.clone()]),
+                flags,
             };
-            // The corners read once, the three midpoints added together.
-            let [a, b, c] = corners.map(|corner| corner.map(|axis| f64::from(axis[i])));
-            let middle = |p: [f64; 3], q: [f64; 3]| [(p[0] + q[0]) * 0.5, (p[1] + q[1]) * 0.5, (p[2] + q[2]) * 0.5];
-            let points = [middle(a, b), middle(b, c), middle(c, a)];
-            if midpoints.push_three(&points, normal, water, share) {
-                midpoint_rows(midpoints, &k, &mut sums);
+            if k.c.pressure_falloff == 0.5 && k.c.suction_falloff == 0.5 {
+                midpoint_group::<true>(&k, &rows, &mut sums);
+            } else {
+                midpoint_group::<false>(&k, &rows, &mut sums);
             }
         }
-    }
-    if !midpoints.is_empty() {
-        midpoint_rows(midpoints, &k, &mut sums);
     }
     let sums = drag_lane_sums(&sums);
     DragSums {
@@ -1395,27 +1393,52 @@ pub(crate) fn drag_pass<'a>(
     }
 }
 
-/// Drag at the points of `block` (no three-point rule: each has its share of area);
-/// empties the block.
+/// A lane group of rows for the three-point rule: their corners, unit normals, water
+/// velocities and wetted areas, and whether each takes the rule (1) or not (0).
+struct MidpointRows {
+    corners: [LaneVectors; 3],
+    normal: LaneVectors,
+    water: LaneVectors,
+    area: [f64; LANES],
+    flags: [f64; LANES],
+}
+
+type LaneVectors = [[f64; LANES]; 3];
+
+/// Drag at the three edge midpoints of each row of `rows` that takes the three-point
+/// rule, a third of its area at each, added into the running sums (a row that does not
+/// take it adds zeros).
 #[inline(always)]
-fn midpoint_rows(block: &mut PointBlock, k: &DragConstants, sums: &mut DragLaneSums) {
-    // Whole lane groups: the rows past the last point, left from earlier blocks, are
-    // cleared (a point with no area at the body's own velocity adds zeros).
-    let n = block.len.div_ceil(LANES) * LANES;
-    for column in block.point.iter_mut().chain(&mut block.normal).chain(&mut block.water) {
-        clear_tail(column, block.len);
+fn midpoint_group<const HALF: bool>(k: &DragConstants, rows: &MidpointRows, sums: &mut DragLaneSums) {
+    let (com, v, omega) = (k.com, k.velocity, k.omega);
+    for l in 0..LANES {
+        let share = if rows.flags[l] != 0.0 { rows.area[l] / 3.0 } else { 0.0 };
+        let corner = |c: usize| [rows.corners[c][0][l], rows.corners[c][1][l], rows.corners[c][2][l]];
+        let (a, b, c) = (corner(0), corner(1), corner(2));
+        let normal = [rows.normal[0][l], rows.normal[1][l], rows.normal[2][l]];
+        let water = [rows.water[0][l], rows.water[1][l], rows.water[2][l]];
+        let mut out = [0.0; DRAG_SUMMED];
+        for (p, q) in [(a, b), (b, c), (c, a)] {
+            let middle = [(p[0] + q[0]) * 0.5, (p[1] + q[1]) * 0.5, (p[2] + q[2]) * 0.5];
+            let arm = sub(middle, com);
+            let spin = cross(omega, arm);
+            let u = [
+                v[0] + spin[0] - water[0],
+                v[1] + spin[1] - water[1],
+                v[2] + spin[2] - water[2],
+            ];
+            let (fv, fd, torque) = drag_at::<HALF>(k, arm, u, normal, share);
+            let row = [
+                fv[0], fv[1], fv[2], fd[0], fd[1], fd[2], torque[0], torque[1], torque[2],
+            ];
+            for (total, value) in out.iter_mut().zip(row) {
+                *total += value;
+            }
+        }
+        for (sum, value) in sums.iter_mut().zip(out) {
+            sum[l] += value;
+        }
     }
-    clear_tail(&mut block.area, block.len);
-    const NO_SPREAD: [f64; BLOCK] = [0.0; BLOCK];
-    let rows = DragRows {
-        point: block.point.each_ref().map(|c| &c[..]),
-        normal: block.normal.each_ref().map(|c| &c[..]),
-        water: block.water.each_ref().map(|c| &c[..]),
-        area: &block.area,
-        radius_squared: &NO_SPREAD,
-    };
-    drag_rows(&rows, n, k, None, sums);
-    block.len = 0;
 }
 
 /// Zeroes the rows of a block's column from `len` to the end of its lane group (the
@@ -1432,58 +1455,6 @@ fn clear_tail(column: &mut [f64; BLOCK], len: usize) {
         .and_then(|g| <&mut [f64; LANES]>::try_from(g).ok())
     {
         *group = std::array::from_fn(|l| if start + l < len { group[l] } else { 0.0 });
-    }
-}
-
-/// Up to [`BLOCK`] drag points gathered one at a time (the edge midpoints of the
-/// triangles that need the three-point rule), evaluated together.
-#[derive(Clone, Debug)]
-pub(crate) struct PointBlock {
-    point: [[f64; BLOCK]; 3],
-    normal: [[f64; BLOCK]; 3],
-    water: [[f64; BLOCK]; 3],
-    area: [f64; BLOCK],
-    len: usize,
-}
-
-impl Default for PointBlock {
-    fn default() -> Self {
-        Self {
-            point: [[0.0; BLOCK]; 3],
-            normal: [[0.0; BLOCK]; 3],
-            water: [[0.0; BLOCK]; 3],
-            area: [0.0; BLOCK],
-            len: 0,
-        }
-    }
-}
-
-impl PointBlock {
-    /// Adds three points on one face; true when the block has no room for three more
-    /// (then evaluate and clear it).
-    pub fn push_three(&mut self, points: &[[f64; 3]; 3], normal: [f64; 3], water: [f64; 3], area: f64) -> bool {
-        // (Fixed-size windows: one bounds check for the three rows.)
-        let rows = self.len..self.len + 3;
-        for axis in 0..3 {
-            if let Ok(window) = <&mut [f64; 3]>::try_from(&mut self.point[axis][rows.clone()]) {
-                *window = [points[0][axis], points[1][axis], points[2][axis]];
-            }
-            if let Ok(window) = <&mut [f64; 3]>::try_from(&mut self.normal[axis][rows.clone()]) {
-                *window = [normal[axis]; 3];
-            }
-            if let Ok(window) = <&mut [f64; 3]>::try_from(&mut self.water[axis][rows.clone()]) {
-                *window = [water[axis]; 3];
-            }
-        }
-        if let Ok(window) = <&mut [f64; 3]>::try_from(&mut self.area[rows]) {
-            *window = [area; 3];
-        }
-        self.len += 3;
-        self.len + 3 > BLOCK
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 }
 
@@ -1836,8 +1807,6 @@ pub(crate) struct Scratch {
     /// ... and, under and above the water, for the other forces ([`PiecePass`]).
     wet_pieces: FacePieces,
     dry_pieces: FacePieces,
-    /// The edge midpoints of triangles that need the three-point rule.
-    midpoints: PointBlock,
     /// The cut triangles' slamming inputs, gathered one at a time by the step.
     pub slams: SlammingBlock,
 }
@@ -1856,7 +1825,6 @@ impl Scratch {
                 pieces: PieceBlock::default(),
                 wet_pieces: FacePieces::default(),
                 dry_pieces: FacePieces::default(),
-                midpoints: PointBlock::default(),
                 slams: SlammingBlock::default(),
             })
         })
