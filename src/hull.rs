@@ -132,6 +132,10 @@ pub(crate) struct TriangleColumns {
     pub normal: [Vec<f64>; 3],
     /// The squared distance from the centroid to the farthest corner.
     pub radius_squared: Vec<f64>,
+    /// Per block of [`BLOCK`](crate::whole_triangles::BLOCK) rows, the box around its
+    /// corners: centre and half extent (a block above flat water skips its corners'
+    /// heights).
+    pub block_bounds: Vec<[DVec3; 2]>,
 }
 
 impl TriangleColumns {
@@ -179,6 +183,13 @@ impl TriangleColumns {
                 .iter()
                 .zip(&centroids)
                 .map(|(t, c)| t.iter().map(|p| (*p - *c).length_squared()).fold(0.0, f64::max))
+                .collect(),
+            block_bounds: corners
+                .chunks(crate::whole_triangles::BLOCK)
+                .map(|block| {
+                    let (min, max) = bounds(block.iter().flatten().copied());
+                    [(min + max) * 0.5, (max - min) * 0.5]
+                })
                 .collect(),
         }
     }

@@ -64,7 +64,7 @@ pub(crate) fn needs_three_points(omega_squared: f64, radius_squared: f64, speed_
 }
 
 /// Triangles per block: the block's per-triangle results (a few kB) stay in L1.
-const BLOCK: usize = 32;
+pub(crate) const BLOCK: usize = 32;
 
 /// The hull, turned, and the water under it.
 #[derive(Clone, Copy)]
@@ -580,7 +580,17 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             .corners
             .each_ref()
             .map(|c| c.each_ref().map(|axis| &axis[range.clone()]));
+        // Over flat water, a block whose box is above the water by more than rounding
+        // is dry without its corners' heights (half of a floating hull's blocks).
+        let above = mesh.flat.is_some_and(|(origin_y, level)| {
+            let [centre, half] = cols.block_bounds[start / BLOCK];
+            let height = ((r[1] * centre.x + r[4] * centre.y + r[7] * centre.z) + origin_y) - level;
+            let reach = r[1].abs() * half.x + r[4].abs() * half.y + r[7].abs() * half.z;
+            let rounding = 1e-9 * (centre.abs().element_sum() + half.element_sum() + origin_y.abs() + level.abs());
+            height - reach > rounding
+        });
         match mesh.flat {
+            _ if above => {}
             // The same arithmetic as the vertex heights (`Body::sample_water`), to the
             // bit, so that this loop and the clipping code agree on which triangles are
             // cut.
@@ -612,7 +622,7 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
                 .map(|h| h[..n].iter().filter(|&&h| if wet { h < 0.0 } else { h >= 0.0 }).count())
                 .sum()
         };
-        let kind = if count(false) == 3 * n {
+        let kind = if above || count(false) == 3 * n {
             Kind::Dry
         } else if count(true) == 3 * n {
             Kind::Wet
