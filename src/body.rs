@@ -696,6 +696,8 @@ struct CutSums {
     projected_area: f64,
     emerged_area: f64,
     emerged_moment: DVec3,
+    /// Pieces under the water, when they were not kept in the step's output.
+    pieces: usize,
 }
 
 /// Running sums of one kind of force and its moment about the centre of mass.
@@ -1274,6 +1276,30 @@ impl Body {
         if !loops {
             cut.extend(0..hull.triangles.len() as u32);
         }
+        // A big hull's cut triangles go eight at a time through the code that steps small
+        // hulls in lanes (`crate::lanes`, one triangle in each lane) when it computes this
+        // body's forces: one at a time, with their pieces gathered into blocks, they cost
+        // six times a whole triangle (a floating bunny: 120 of 3674 triangles, a sixth of
+        // its step).
+        let lanes_cut = loops
+            && samples.turned
+            && desc.buoyancy == BuoyancyModel::Pressure
+            && !lumped
+            && desc.pressure_falloff == 0.5
+            && desc.suction_falloff == 0.5;
+        let in_lanes = |v: DVec3| v.to_array().map(|x| [x; LANES]);
+        let lane_constants = PassOneConstants {
+            rho_g,
+            vertical_only: desc.vertical_buoyancy_only,
+            slamming: (on(FORCE_SLAMMING) && had_history).then_some((SlammingParams { mass: 0.0, ..slam }, dt)),
+            air: air_on.then_some((-0.5 * env.air_density * desc.air_drag_coefficient, env.wind.to_array())),
+        };
+        let single = Single {
+            vertices: &samples.vertices,
+            heights: &samples.heights,
+            water: water_moves.then_some(&samples.velocities[..]),
+        };
+        let lane_sum = |v: &LaneVectors| DVec3::new(v[0][0], v[1][0], v[2][0]);
         // The whole triangles, in the vectorised loops, by chunks of rows: `$body` runs
         // `$whole` on each of `$chunks` (an iterator), and the loops write each chunk's
         // sums, its slamming history and what the drag pass reads of it.
@@ -1322,184 +1348,228 @@ impl Body {
         macro_rules! cut_triangles {
             ($cut:expr, $record:expr) => {{
                 let _timer = sections::time(Section::CutTriangles);
-                // Its own sums, returned: sums the closure borrowed would live in memory on
-                // the one-thread path too (100 boxes: 1.6 % more instructions).
-                let mut buoyancy_sum = Sum::default();
-                let mut slamming = Sum::default();
-                let mut air = Sum::default();
-                let mut volume = buoyancy::SubmergedVolume::default();
-                let (mut wetted_area, mut wetted_moment) = (0.0, DVec3::ZERO);
-                let (mut projected_area, mut emerged_area, mut emerged_moment) = (0.0, 0.0, DVec3::ZERO);
-                // Only for enough cut triangles to fill the loop's vectors: a few pieces (a box's)
-                // cost less one at a time (100 cubes on Perlin water 6 % slower through the loop,
-                // a bunny's 120 cut triangles 5 % faster). (The buffers are given back before
-                // this thread works on any chunk of the whole triangles: a thread lends its
-                // buffers to one taker at a time.)
-                // The pieces of cut triangles then go through the same loop as whole ones, but for
-                // slamming (the triangle's as a whole, below).
-                let mut piece_pass = (loops && $cut.len() >= MIN_CUT_FOR_PIECE_PASS)
-                    .then(|| (PiecePass::new(&motion, &params), Scratch::take()));
-                for &j in $cut.iter() {
-                    let j = j as usize;
-                    let tri = &hull.triangles[j];
-                    let [a, b, c] = tri.map(|i| samples.vertices[i as usize]);
-                    let heights = tri.map(|i| samples.heights[i as usize]);
-                    let scaled = (b - a).cross(c - a);
-                    let normal = scaled / (2.0 * hull.areas[j]);
-                    normals[j] = normal;
-                    let water_velocity = if water_moves {
-                        (samples.velocities[tri[0] as usize]
-                            + samples.velocities[tri[1] as usize]
-                            + samples.velocities[tri[2] as usize])
-                            / 3.0
-                    } else {
-                        DVec3::ZERO
+                if lanes_cut {
+                    let motion = LaneMotion {
+                        com: in_lanes(com),
+                        velocity: in_lanes(v_com),
+                        angular_velocity: in_lanes(omega),
                     };
-                    triangle_water_velocities[j] = water_velocity;
-
-                    let whole = Tri {
-                        v: [a, b, c],
-                        height: heights,
-                    };
-                    let under = heights.iter().filter(|&&h| h < 0.0).count();
-                    // Most triangles are wholly under or above the water: no clipping needed.
-                    let clipped = if under == 0 || under == 3 {
-                        None
-                    } else {
-                        Some(clip::clip(&whole))
-                    };
-                    let submerged: &[Tri] = match (&clipped, under) {
-                        (Some(c), _) => c.submerged(),
-                        (None, 3) => std::slice::from_ref(&whole),
-                        _ => &[],
-                    };
-
-                    let (mut area_j, mut moment_j) = (0.0, DVec3::ZERO);
-                    for sub in submerged {
-                        out.pieces.push(sub.v);
-                        out.sources.push(j as u32);
-                        let (sn, area) = if under == 3 {
-                            (scaled, hull.areas[j])
+                    let mass = [desc.mass; LANES];
+                    let one = lanes::pass_one_listed(
+                        hull,
+                        &single,
+                        $cut,
+                        &motion,
+                        &mass,
+                        &lane_constants,
+                        prior,
+                        &mut cut_history,
+                    );
+                    CutSums {
+                        buoyancy: Sum {
+                            force: lane_sum(&one.buoyancy_force),
+                            torque: lane_sum(&one.buoyancy_torque),
+                        },
+                        slamming: Sum {
+                            force: lane_sum(&one.slamming_force),
+                            torque: lane_sum(&one.slamming_torque),
+                        },
+                        air: Sum {
+                            force: lane_sum(&one.air_force),
+                            torque: lane_sum(&one.air_torque),
+                        },
+                        volume: buoyancy::SubmergedVolume {
+                            volume: one.volume[0],
+                            moment: lane_sum(&one.volume_moment),
+                        },
+                        wetted_area: one.area[0],
+                        wetted_moment: lane_sum(&one.area_moment),
+                        projected_area: 0.0,
+                        emerged_area: 0.0,
+                        emerged_moment: DVec3::ZERO,
+                        pieces: one.pieces[0] as usize,
+                    }
+                } else {
+                    // Its own sums, returned: sums the closure borrowed would live in memory on
+                    // the one-thread path too (100 boxes: 1.6 % more instructions).
+                    let mut buoyancy_sum = Sum::default();
+                    let mut slamming = Sum::default();
+                    let mut air = Sum::default();
+                    let mut volume = buoyancy::SubmergedVolume::default();
+                    let (mut wetted_area, mut wetted_moment) = (0.0, DVec3::ZERO);
+                    let (mut projected_area, mut emerged_area, mut emerged_moment) = (0.0, 0.0, DVec3::ZERO);
+                    // Only for enough cut triangles to fill the loop's vectors: a few pieces (a box's)
+                    // cost less one at a time (100 cubes on Perlin water 6 % slower through the loop,
+                    // a bunny's 120 cut triangles 5 % faster). (The buffers are given back before
+                    // this thread works on any chunk of the whole triangles: a thread lends its
+                    // buffers to one taker at a time.)
+                    // The pieces of cut triangles then go through the same loop as whole ones, but for
+                    // slamming (the triangle's as a whole, below).
+                    let mut piece_pass = (loops && $cut.len() >= MIN_CUT_FOR_PIECE_PASS)
+                        .then(|| (PiecePass::new(&motion, &params), Scratch::take()));
+                    for &j in $cut.iter() {
+                        let j = j as usize;
+                        let tri = &hull.triangles[j];
+                        let [a, b, c] = tri.map(|i| samples.vertices[i as usize]);
+                        let heights = tri.map(|i| samples.heights[i as usize]);
+                        let scaled = (b - a).cross(c - a);
+                        let normal = scaled / (2.0 * hull.areas[j]);
+                        normals[j] = normal;
+                        let water_velocity = if water_moves {
+                            (samples.velocities[tri[0] as usize]
+                                + samples.velocities[tri[1] as usize]
+                                + samples.velocities[tri[2] as usize])
+                                / 3.0
                         } else {
-                            let sn = sub.scaled_normal();
-                            (sn, 0.5 * sn.dot(normal))
+                            DVec3::ZERO
                         };
-                        area_j += area;
-                        let centroid = sub.centroid();
-                        moment_j += area * centroid;
-                        if let Some((pass, scratch)) = &mut piece_pass {
-                            pass.add_wet(scratch, sub, normal, area, centroid);
-                            continue;
-                        }
-                        volume.add(sub, sn);
-                        let buoyant = match desc.buoyancy {
-                            BuoyancyModel::Pressure => Some(buoyancy::pressure(sub, sn, rho_g)),
-                            BuoyancyModel::PressureCentroid => Some(buoyancy::pressure_at_centroid(sub, sn, rho_g)),
-                            _ => None,
-                        };
-                        if let Some((mut force, point)) = buoyant {
-                            if desc.vertical_buoyancy_only {
-                                force.x = 0.0;
-                                force.z = 0.0;
-                            }
-                            buoyancy_sum.add(point - com, force);
-                            sink.force(Kind::Hydrostatic, point, force);
-                        }
-                    }
-                    wetted_area += area_j;
-                    wetted_moment += moment_j;
+                        triangle_water_velocities[j] = water_velocity;
 
-                    let centre = (a + b + c) / 3.0;
-                    let now = SlammingHistory {
-                        area: area_j,
-                        velocity: v_com + omega.cross(centre - com) - water_velocity,
-                    };
-                    if on(FORCE_SLAMMING) && had_history {
-                        let before = prior.get(j);
-                        if let Some((_, scratch)) = &mut piece_pass {
-                            // A block at a time (the same numbers, added in the same order).
-                            if scratch
-                                .slams
-                                .push(now, before, hull.areas[j], normal, moment_j / area_j)
-                            {
-                                add_slamming(&mut scratch.slams, dt, &slam, com, &mut slamming, sink);
-                            }
-                        } else {
-                            let force =
-                                slamming::slamming_force_from_swept(now, before, hull.areas[j], normal, dt, &slam);
-                            if force != DVec3::ZERO {
-                                let point = moment_j / area_j;
-                                slamming.add(point - com, force);
-                                sink.force(Kind::Water, point, force);
-                            }
-                        }
-                    }
-                    ($record)(j, now.swept());
-
-                    let emerged: &[Tri] = match (&clipped, under) {
-                        (Some(c), _) => c.emerged(),
-                        (None, 0) => std::slice::from_ref(&whole),
-                        _ => &[],
-                    };
-                    for e in emerged {
-                        sink.emerged(&e.v);
-                        if !(air_on || lumped) {
-                            continue;
-                        }
-                        let area = if under == 0 {
-                            hull.areas[j]
-                        } else {
-                            0.5 * e.scaled_normal().dot(normal)
+                        let whole = Tri {
+                            v: [a, b, c],
+                            height: heights,
                         };
-                        let centroid = e.centroid();
-                        if let Some((pass, scratch)) = &mut piece_pass {
-                            pass.add_dry(scratch, e, normal, area, centroid);
-                            continue;
-                        }
-                        if air_on {
-                            let v = v_com + omega.cross(centroid - com) - env.wind;
-                            let force = air::air_force(v, normal, area, env.air_density, desc.air_drag_coefficient);
-                            air.add(centroid - com, force);
-                            sink.force(Kind::Air, centroid, force);
+                        let under = heights.iter().filter(|&&h| h < 0.0).count();
+                        // Most triangles are wholly under or above the water: no clipping needed.
+                        let clipped = if under == 0 || under == 3 {
+                            None
                         } else {
-                            let speed = air_relative.length();
-                            if speed > 0.0 {
-                                projected_area += area * (normal.dot(air_relative) / speed).max(0.0);
+                            Some(clip::clip(&whole))
+                        };
+                        let submerged: &[Tri] = match (&clipped, under) {
+                            (Some(c), _) => c.submerged(),
+                            (None, 3) => std::slice::from_ref(&whole),
+                            _ => &[],
+                        };
+
+                        let (mut area_j, mut moment_j) = (0.0, DVec3::ZERO);
+                        for sub in submerged {
+                            out.pieces.push(sub.v);
+                            out.sources.push(j as u32);
+                            let (sn, area) = if under == 3 {
+                                (scaled, hull.areas[j])
+                            } else {
+                                let sn = sub.scaled_normal();
+                                (sn, 0.5 * sn.dot(normal))
+                            };
+                            area_j += area;
+                            let centroid = sub.centroid();
+                            moment_j += area * centroid;
+                            if let Some((pass, scratch)) = &mut piece_pass {
+                                pass.add_wet(scratch, sub, normal, area, centroid);
+                                continue;
                             }
-                            emerged_area += area;
-                            emerged_moment += area * centroid;
+                            volume.add(sub, sn);
+                            let buoyant = match desc.buoyancy {
+                                BuoyancyModel::Pressure => Some(buoyancy::pressure(sub, sn, rho_g)),
+                                BuoyancyModel::PressureCentroid => Some(buoyancy::pressure_at_centroid(sub, sn, rho_g)),
+                                _ => None,
+                            };
+                            if let Some((mut force, point)) = buoyant {
+                                if desc.vertical_buoyancy_only {
+                                    force.x = 0.0;
+                                    force.z = 0.0;
+                                }
+                                buoyancy_sum.add(point - com, force);
+                                sink.force(Kind::Hydrostatic, point, force);
+                            }
+                        }
+                        wetted_area += area_j;
+                        wetted_moment += moment_j;
+
+                        let centre = (a + b + c) / 3.0;
+                        let now = SlammingHistory {
+                            area: area_j,
+                            velocity: v_com + omega.cross(centre - com) - water_velocity,
+                        };
+                        if on(FORCE_SLAMMING) && had_history {
+                            let before = prior.get(j);
+                            if let Some((_, scratch)) = &mut piece_pass {
+                                // A block at a time (the same numbers, added in the same order).
+                                if scratch
+                                    .slams
+                                    .push(now, before, hull.areas[j], normal, moment_j / area_j)
+                                {
+                                    add_slamming(&mut scratch.slams, dt, &slam, com, &mut slamming, sink);
+                                }
+                            } else {
+                                let force =
+                                    slamming::slamming_force_from_swept(now, before, hull.areas[j], normal, dt, &slam);
+                                if force != DVec3::ZERO {
+                                    let point = moment_j / area_j;
+                                    slamming.add(point - com, force);
+                                    sink.force(Kind::Water, point, force);
+                                }
+                            }
+                        }
+                        ($record)(j, now.swept());
+
+                        let emerged: &[Tri] = match (&clipped, under) {
+                            (Some(c), _) => c.emerged(),
+                            (None, 0) => std::slice::from_ref(&whole),
+                            _ => &[],
+                        };
+                        for e in emerged {
+                            sink.emerged(&e.v);
+                            if !(air_on || lumped) {
+                                continue;
+                            }
+                            let area = if under == 0 {
+                                hull.areas[j]
+                            } else {
+                                0.5 * e.scaled_normal().dot(normal)
+                            };
+                            let centroid = e.centroid();
+                            if let Some((pass, scratch)) = &mut piece_pass {
+                                pass.add_dry(scratch, e, normal, area, centroid);
+                                continue;
+                            }
+                            if air_on {
+                                let v = v_com + omega.cross(centroid - com) - env.wind;
+                                let force = air::air_force(v, normal, area, env.air_density, desc.air_drag_coefficient);
+                                air.add(centroid - com, force);
+                                sink.force(Kind::Air, centroid, force);
+                            } else {
+                                let speed = air_relative.length();
+                                if speed > 0.0 {
+                                    projected_area += area * (normal.dot(air_relative) / speed).max(0.0);
+                                }
+                                emerged_area += area;
+                                emerged_moment += area * centroid;
+                            }
+                        }
+                        if let Some(segment) = clipped.and_then(|c| c.waterline) {
+                            sink.waterline(segment);
                         }
                     }
-                    if let Some(segment) = clipped.and_then(|c| c.waterline) {
-                        sink.waterline(segment);
+                    // (Given back on the thread that took it: a thread lends its buffers to one
+                    // taker at a time.)
+                    if let Some((pass, mut scratch)) = piece_pass {
+                        add_slamming(&mut scratch.slams, dt, &slam, com, &mut slamming, sink);
+                        let sums = pass.finish(&mut scratch);
+                        Scratch::give_back(scratch);
+                        buoyancy_sum.force += sums.buoyancy_force;
+                        buoyancy_sum.torque += sums.buoyancy_torque;
+                        volume.volume += sums.volume;
+                        volume.moment += sums.volume_moment;
+                        air.force += sums.air_force;
+                        air.torque += sums.air_torque;
+                        projected_area += sums.projected_area;
+                        emerged_area += sums.emerged_area;
+                        emerged_moment += sums.emerged_moment;
                     }
-                }
-                // (Given back on the thread that took it: a thread lends its buffers to one
-                // taker at a time.)
-                if let Some((pass, mut scratch)) = piece_pass {
-                    add_slamming(&mut scratch.slams, dt, &slam, com, &mut slamming, sink);
-                    let sums = pass.finish(&mut scratch);
-                    Scratch::give_back(scratch);
-                    buoyancy_sum.force += sums.buoyancy_force;
-                    buoyancy_sum.torque += sums.buoyancy_torque;
-                    volume.volume += sums.volume;
-                    volume.moment += sums.volume_moment;
-                    air.force += sums.air_force;
-                    air.torque += sums.air_torque;
-                    projected_area += sums.projected_area;
-                    emerged_area += sums.emerged_area;
-                    emerged_moment += sums.emerged_moment;
-                }
-                CutSums {
-                    buoyancy: buoyancy_sum,
-                    slamming,
-                    air,
-                    volume,
-                    wetted_area,
-                    wetted_moment,
-                    projected_area,
-                    emerged_area,
-                    emerged_moment,
+                    CutSums {
+                        buoyancy: buoyancy_sum,
+                        slamming,
+                        air,
+                        volume,
+                        wetted_area,
+                        wetted_moment,
+                        projected_area,
+                        emerged_area,
+                        emerged_moment,
+                        pieces: 0,
+                    }
                 }
             }};
         }
@@ -1551,6 +1621,7 @@ impl Body {
             mut projected_area,
             mut emerged_area,
             mut emerged_moment,
+            pieces: cut_pieces,
         } = cut_sums;
         for &(j, now) in &cut_history {
             out.history.set(j as usize, now);
@@ -1624,21 +1695,42 @@ impl Body {
                 );
                 macro_rules! piece_drag {
                     () => {{
-                        let mut sums = DragSums::default();
-                        let mut scratch = Scratch::take();
-                        for (piece, &j) in pieces.iter().zip(sources) {
-                            let j = j as usize;
-                            if scratch.pieces.push(*piece, normals[j], waters[j]) {
+                        if lanes_cut {
+                            let motion = LaneMotion {
+                                com: in_lanes(com),
+                                velocity: in_lanes(v_end),
+                                angular_velocity: in_lanes(omega_end),
+                            };
+                            let viscous = [drag.viscous.map_or(0.0, |(rho, cf)| -0.5 * rho * cf); LANES];
+                            let still = Motion {
+                                com: DVec3::ZERO,
+                                velocity: DVec3::ZERO,
+                                angular_velocity: DVec3::ZERO,
+                            };
+                            let shared = DragConstants::new(&still, &drag);
+                            let d = lanes::pass_two_listed(hull, &single, &cut, &motion, &viscous, &shared);
+                            DragSums {
+                                viscous: lane_sum(&d.viscous),
+                                pressure: lane_sum(&d.pressure),
+                                torque: lane_sum(&d.torque),
+                            }
+                        } else {
+                            let mut sums = DragSums::default();
+                            let mut scratch = Scratch::take();
+                            for (piece, &j) in pieces.iter().zip(sources) {
+                                let j = j as usize;
+                                if scratch.pieces.push(*piece, normals[j], waters[j]) {
+                                    sums += drag_pieces(&mut scratch, &end, &drag);
+                                }
+                            }
+                            if !scratch.pieces.is_empty() {
                                 sums += drag_pieces(&mut scratch, &end, &drag);
                             }
+                            // (Given back before this thread takes a chunk: a thread lends its
+                            // buffers to one taker at a time.)
+                            Scratch::give_back(scratch);
+                            sums
                         }
-                        if !scratch.pieces.is_empty() {
-                            sums += drag_pieces(&mut scratch, &end, &drag);
-                        }
-                        // (Given back before this thread takes a chunk: a thread lends its
-                        // buffers to one taker at a time.)
-                        Scratch::give_back(scratch);
-                        sums
                     }};
                 }
                 let rows = hull.columns.len();
@@ -1660,7 +1752,7 @@ impl Body {
                 add((piece_sums.viscous, piece_sums.pressure, piece_sums.torque));
             }
         }
-        let submerged_count = out.pieces.len() + wet_count;
+        let submerged_count = out.pieces.len() + cut_pieces + wet_count;
         self.cut = cut;
         self.cut_history = cut_history;
         finish(

@@ -41,7 +41,7 @@ use glam::DVec3;
 
 use crate::hull::Hull;
 use crate::whole_triangles::{DragConstants, cross, dot, drag_at, needs_three_points, scale, sub};
-use crate::whole_triangles::{HistoryChunk, HistoryChunkMut};
+use crate::whole_triangles::{History, HistoryChunk, HistoryChunkMut};
 
 /// Bodies per group.
 pub(crate) const LANES: usize = 8;
@@ -939,6 +939,150 @@ pub(crate) fn pass_two_single(
     for first in (0..count).step_by(LANES) {
         let n = LANES.min(count - first);
         let (corners, water, areas) = single_corners(hull, body, first, n);
+        let corners = [&corners[0], &corners[1], &corners[2]];
+        let mut t = DragLanes::default();
+        let args = (&corners, &water, &areas, motion, viscous_factor, k);
+        match kind(&corners) {
+            DRY => continue,
+            WET => drag_triangle::<WET>(args, &mut t),
+            _ => drag_triangle::<MIXED>(args, &mut t),
+        }
+        add_vectors_in_order(&mut s.viscous, &t.viscous, n);
+        add_vectors_in_order(&mut s.pressure, &t.pressure, n);
+        add_vectors_in_order(&mut s.torque, &t.torque, n);
+    }
+    s
+}
+
+/// [`single_corners`] for the triangles `list[first..first + n]` (the spare lanes repeat
+/// the last).
+#[inline(always)]
+fn listed_corners(
+    hull: &Hull,
+    body: &Single<'_>,
+    list: &[u32],
+    first: usize,
+    n: usize,
+) -> ([LaneVertex; 3], LaneVectors, Lanes) {
+    let mut corners = [[[0.0; LANES]; 4]; 3];
+    let mut water = [[0.0; LANES]; 3];
+    let mut areas = [0.0; LANES];
+    for l in 0..LANES {
+        let Some(&j) = list.get(first + l.min(n - 1)) else {
+            continue;
+        };
+        let j = j as usize;
+        let (Some(tri), Some(&area)) = (hull.triangles.get(j), hull.areas.get(j)) else {
+            continue;
+        };
+        areas[l] = area;
+        let mut sum = [[0.0; 3]; 3];
+        for (c, &i) in tri.iter().enumerate() {
+            let i = i as usize;
+            let v = body.vertices.get(i).copied().unwrap_or_default();
+            corners[c][0][l] = v.x;
+            corners[c][1][l] = v.y;
+            corners[c][2][l] = v.z;
+            corners[c][3][l] = body.heights.get(i).copied().unwrap_or_default();
+            if let Some(w) = body.water {
+                sum[c] = w.get(i).copied().unwrap_or_default().to_array();
+            }
+        }
+        for axis in 0..3 {
+            water[axis][l] = (sum[0][axis] + sum[1][axis] + sum[2][axis]) / 3.0;
+        }
+    }
+    (corners, water, areas)
+}
+
+/// [`pass_one_single`] for the triangles in `list` only (a big hull's cut ones), eight
+/// at a time, with their slamming history read from `prior` by row and each one's new
+/// swept volume rate pushed to `history`. The sums, in lane 0, in the list's order.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pass_one_listed(
+    hull: &Hull,
+    body: &Single<'_>,
+    list: &[u32],
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    prior: &History,
+    history: &mut Vec<(u32, DVec3)>,
+) -> PassOneSums {
+    match (k.slamming.is_some(), k.air.is_some()) {
+        (true, true) => listed_one_loop::<true, true>(hull, body, list, motion, mass, k, prior, history),
+        (false, true) => listed_one_loop::<false, true>(hull, body, list, motion, mass, k, prior, history),
+        (true, false) => listed_one_loop::<true, false>(hull, body, list, motion, mass, k, prior, history),
+        (false, false) => listed_one_loop::<false, false>(hull, body, list, motion, mass, k, prior, history),
+    }
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn listed_one_loop<const SLAM: bool, const AIR: bool>(
+    hull: &Hull,
+    body: &Single<'_>,
+    list: &[u32],
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    prior: &History,
+    history: &mut Vec<(u32, DVec3)>,
+) -> PassOneSums {
+    let mut s = PassOneSums::default();
+    let c = one_constants(k);
+    for first in (0..list.len()).step_by(LANES) {
+        let n = LANES.min(list.len() - first);
+        let (corners, water, areas) = listed_corners(hull, body, list, first, n);
+        let corners = [&corners[0], &corners[1], &corners[2]];
+        let mut before = [[0.0; LANES]; 3];
+        for (l, &j) in list[first..first + n].iter().enumerate() {
+            let swept = prior.get(j as usize);
+            for axis in 0..3 {
+                before[axis][l] = swept[axis];
+            }
+        }
+        let mut now = [[0.0; LANES]; 3];
+        let mut t = PassOneSums::default();
+        let args = (&corners, &water, &areas, motion, mass, &before, &mut now);
+        match kind(&corners) {
+            DRY => one_triangle::<SLAM, AIR, DRY>(args, &c, &mut t),
+            WET => one_triangle::<SLAM, AIR, WET>(args, &c, &mut t),
+            _ => one_triangle::<SLAM, AIR, MIXED>(args, &c, &mut t),
+        }
+        for (l, &j) in list[first..first + n].iter().enumerate() {
+            history.push((j, DVec3::new(now[0][l], now[1][l], now[2][l])));
+        }
+        add_vectors_in_order(&mut s.buoyancy_force, &t.buoyancy_force, n);
+        add_vectors_in_order(&mut s.buoyancy_torque, &t.buoyancy_torque, n);
+        add_vectors_in_order(&mut s.slamming_force, &t.slamming_force, n);
+        add_vectors_in_order(&mut s.slamming_torque, &t.slamming_torque, n);
+        add_vectors_in_order(&mut s.air_force, &t.air_force, n);
+        add_vectors_in_order(&mut s.air_torque, &t.air_torque, n);
+        add_in_order(&mut s.volume, &t.volume, n);
+        add_vectors_in_order(&mut s.volume_moment, &t.volume_moment, n);
+        add_in_order(&mut s.area, &t.area, n);
+        add_vectors_in_order(&mut s.area_moment, &t.area_moment, n);
+        add_in_order(&mut s.pieces, &t.pieces, n);
+    }
+    s
+}
+
+/// [`pass_two_single`] for the triangles in `list` only, as [`pass_one_listed`].
+#[inline(always)]
+pub(crate) fn pass_two_listed(
+    hull: &Hull,
+    body: &Single<'_>,
+    list: &[u32],
+    motion: &LaneMotion,
+    viscous_factor: &Lanes,
+    k: &DragConstants,
+) -> DragLanes {
+    let mut s = DragLanes::default();
+    for first in (0..list.len()).step_by(LANES) {
+        let n = LANES.min(list.len() - first);
+        let (corners, water, areas) = listed_corners(hull, body, list, first, n);
         let corners = [&corners[0], &corners[1], &corners[2]];
         let mut t = DragLanes::default();
         let args = (&corners, &water, &areas, motion, viscous_factor, k);
