@@ -2374,13 +2374,22 @@ fn after_pass_one<S: Sink>(
         info.bounds_max.z - info.bounds_min.z
     };
 
-    let drag = (viscous_on || drag_on).then(|| {
-        let cf = viscous::friction_coefficient(relative_end.length(), length, env.water_viscosity);
-        DragParams {
-            viscous: viscous_on.then_some((rho, cf)),
-            pressure: drag_on.then(|| desc.drag_coefficients()),
-        }
-    });
+    // (No closures: they are compiled for the baseline processor only, and left out of
+    // line.)
+    let drag = if viscous_on || drag_on {
+        let viscous = if viscous_on {
+            Some((
+                rho,
+                viscous::friction_coefficient(relative_end.length(), length, env.water_viscosity),
+            ))
+        } else {
+            None
+        };
+        let pressure = if drag_on { Some(desc.drag_coefficients()) } else { None };
+        Some(DragParams { viscous, pressure })
+    } else {
+        None
+    };
     Middle {
         v_end,
         omega_end,
