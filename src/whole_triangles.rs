@@ -9,14 +9,15 @@
 //! the loops here run over them one triangle per iteration with no branches, so that
 //! the compiler vectorises them (four triangles per AVX2 instruction, eight per AVX-512
 //! one: the loops are compiled with `multiversion` for the x86-64 baseline, AVX2 and
-//! AVX-512, whose 32 vector registers also spill less). A triangle
-//! cut by the water is marked and left to the step's clipping code, one at a time; a
-//! triangle not wholly wet (dry) gives zero wet (dry) forces. The loops keep their sums
-//! in eight lanes, one triangle (or drag point) in each, read as groups of eight rows
-//! copied out of the columns: the loop then has nothing to check or alias, and the sums
-//! stay in vector registers (a column per number, stored and read back by a second loop,
-//! bound the drag loops by their stores: 8-10 % of a bunny's step). The order is fixed:
-//! the result does not depend on threads or on the CPU (Rust never fuses `a * b + c`). The clipping code is also the
+//! AVX-512, whose 32 vector registers also spill less). A triangle cut by the water is
+//! marked and left to the step (`crate::lanes` eight at a time, or the clipping code one
+//! at a time); a triangle not wholly wet (dry) gives zero wet (dry) forces. The loops
+//! keep their sums in eight lanes, one triangle (or drag point) in each, read as groups
+//! of eight rows copied out of the columns: the loop then has nothing to check or alias,
+//! and the sums stay in vector registers (a column per number, stored and read back by a
+//! second loop, bound the drag loops by their stores: 8-10 % of a bunny's step). The
+//! order is fixed: the result does not depend on threads or on the CPU (Rust never fuses
+//! `a * b + c`). The clipping code is also the
 //! reference: `Body`'s tests check that the two ways agree.
 //!
 //! The loops work in the body's axes: the hull's corners, centroids and normals are read
