@@ -27,7 +27,7 @@ use crate::water::patch::WaterPatch;
 use crate::whole_triangles::{
     CHUNK_ROWS, ChunkOutput, DragConstants, DragParams, DragSums, History, HistoryChunk, HistoryChunkMut, Mesh, Motion,
     PARALLEL_ROWS, PiecePass, Pressure, Scratch, WetTriangles, WholeParams, WholeSums, chunk_ranges, drag_pass,
-    drag_pieces, is_fast_power, needs_three_points, whole_pass,
+    drag_pieces, is_fast_power, narrow, needs_three_points, whole_pass,
 };
 use crate::world::HullId;
 
@@ -2087,7 +2087,7 @@ fn step_in_lanes_here(
         let prior = body.committed.history.first();
         for (j, before) in scratch.prior.iter_mut().enumerate() {
             for (lanes, column) in before.iter_mut().zip(prior.swept) {
-                lanes[l] = column[j];
+                lanes[l] = f64::from(column[j]);
             }
         }
     }
@@ -2264,7 +2264,7 @@ fn step_in_lanes_here(
         let mut history = body.spare.history.first_mut();
         for (j, now) in scratch.history.iter().enumerate() {
             for (column, lanes) in history.swept.iter_mut().zip(now) {
-                column[j] = lanes[l];
+                column[j] = narrow(lanes[l]);
             }
         }
         if let Some(result) = results.get_mut(l) {

@@ -41,7 +41,7 @@ use glam::DVec3;
 
 use crate::hull::Hull;
 use crate::whole_triangles::{DragConstants, cross, dot, drag_at, needs_three_points, scale, sub};
-use crate::whole_triangles::{History, HistoryChunk, HistoryChunkMut};
+use crate::whole_triangles::{History, HistoryChunk, HistoryChunkMut, narrow};
 
 /// Bodies per group.
 pub(crate) const LANES: usize = 8;
@@ -891,7 +891,7 @@ fn single_one_loop<const SLAM: bool, const AIR: bool>(
         for l in 0..n {
             let j = first + l;
             for axis in 0..3 {
-                before[axis][l] = prior.swept[axis].get(j).copied().unwrap_or_default();
+                before[axis][l] = f64::from(prior.swept[axis].get(j).copied().unwrap_or_default());
             }
         }
         let mut now = [[0.0; LANES]; 3];
@@ -906,7 +906,7 @@ fn single_one_loop<const SLAM: bool, const AIR: bool>(
             let j = first + l;
             for axis in 0..3 {
                 if let Some(swept) = history.swept[axis].get_mut(j) {
-                    *swept = now[axis][l];
+                    *swept = narrow(now[axis][l]);
                 }
             }
         }

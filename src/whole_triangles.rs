@@ -173,13 +173,13 @@ pub(crate) fn chunk_ranges(rows: usize) -> impl DoubleEndedIterator<Item = std::
 /// `A v` ([`SlammingHistory::swept`](crate::forces::slamming::SlammingHistory::swept)), one column per axis.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct HistoryChunk<'h> {
-    pub swept: [&'h [f64]; 3],
+    pub swept: [&'h [f32]; 3],
 }
 
 /// [`HistoryChunk`], to write.
 #[derive(Debug)]
 pub(crate) struct HistoryChunkMut<'h> {
-    pub swept: [&'h mut [f64]; 3],
+    pub swept: [&'h mut [f32]; 3],
 }
 
 /// Numbers a row of the history keeps: the swept volume rate's x, y and z. (Slamming
@@ -192,16 +192,31 @@ const HISTORY_COLUMNS: usize = 3;
 /// allocation: chunk after chunk, each its swept volume rates' x, then y, then z. (As
 /// separate allocations, a box's history was its step's costliest cache misses among
 /// 10000 bodies: a chunk's list, then each of its columns.)
+///
+/// In single precision ([`narrow`]): slamming compares this step's `A v` with the last
+/// one's, and the rounding, 6e-8 of `|A v|`, is a ratio `|d(A v)/dt| / (A r)` of 6e-8,
+/// which the default power 2 makes 4e-15 of the slamming's scale. Every path reads the
+/// same stored numbers, so batch and single steps, loops and replays still agree to the
+/// bit. Half the bytes: the histories were the biggest share of what 10000 small bodies
+/// or a batch of big ones move through memory at each step.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct History {
-    columns: Vec<f64>,
+    columns: Vec<f32>,
+}
+
+/// A swept volume rate as the history keeps it: rounded to single precision, clamped to
+/// its range (a body no step could compute with stays finite in the history; its step
+/// fails on its forces).
+#[inline(always)]
+pub(crate) fn narrow(x: f64) -> f32 {
+    x.clamp(-f64::from(f32::MAX), f64::from(f32::MAX)) as f32
 }
 
 impl History {
     /// A blank history of `rows` rows.
     pub fn sized(rows: usize) -> Self {
         Self {
-            columns: vec![0.0; HISTORY_COLUMNS * rows],
+            columns: vec![0.0f32; HISTORY_COLUMNS * rows],
         }
     }
 
@@ -238,7 +253,7 @@ impl History {
     }
 
     /// The whole history's memory (to prefetch it).
-    pub fn as_slice(&self) -> &[f64] {
+    pub fn as_slice(&self) -> &[f32] {
         &self.columns
     }
 
@@ -255,7 +270,7 @@ impl History {
     pub fn get(&self, j: usize) -> DVec3 {
         let (block, n, k) = self.place(j);
         let c = &self.columns[block..block + HISTORY_COLUMNS * n];
-        DVec3::new(c[k], c[n + k], c[2 * n + k])
+        DVec3::new(f64::from(c[k]), f64::from(c[n + k]), f64::from(c[2 * n + k]))
     }
 
     /// Keeps row `j`'s swept volume rate.
@@ -263,9 +278,9 @@ impl History {
     pub fn set(&mut self, j: usize, swept: DVec3) {
         let (block, n, k) = self.place(j);
         let c = &mut self.columns[block..block + HISTORY_COLUMNS * n];
-        c[k] = swept.x;
-        c[n + k] = swept.y;
-        c[2 * n + k] = swept.z;
+        c[k] = narrow(swept.x);
+        c[n + k] = narrow(swept.y);
+        c[2 * n + k] = narrow(swept.z);
     }
 }
 
@@ -294,7 +309,7 @@ impl WetTriangles {
 
 /// Rows `range` of three columns.
 #[inline(always)]
-fn rows<'c, C: AsRef<[f64]>>(c: &'c [C; 3], range: &std::ops::Range<usize>) -> [&'c [f64]; 3] {
+fn rows<'c, T, C: AsRef<[T]>>(c: &'c [C; 3], range: &std::ops::Range<usize>) -> [&'c [T]; 3] {
     [
         &c[0].as_ref()[range.clone()],
         &c[1].as_ref()[range.clone()],
@@ -303,7 +318,7 @@ fn rows<'c, C: AsRef<[f64]>>(c: &'c [C; 3], range: &std::ops::Range<usize>) -> [
 }
 
 #[inline(always)]
-fn rows_mut<'c, C: AsMut<[f64]>>(c: &'c mut [C; 3], range: &std::ops::Range<usize>) -> [&'c mut [f64]; 3] {
+fn rows_mut<'c, T, C: AsMut<[T]>>(c: &'c mut [C; 3], range: &std::ops::Range<usize>) -> [&'c mut [T]; 3] {
     let [x, y, z] = c;
     [
         &mut x.as_mut()[range.clone()],
@@ -377,21 +392,21 @@ fn lane_group(column: &[f64], g: usize) -> [f64; LANES] {
         .unwrap_or([0.0; LANES])
 }
 
-/// A column of corner coordinates: the hull's, in single precision, or a clipped
-/// piece's, in double.
-trait CornerColumn: Copy {
+/// A column the loops read in double precision: kept in double, or in single (the hull's
+/// corners, the slamming history), widened exactly.
+trait Column: Copy {
     /// [`lane_group`] of such a column, in double precision.
     fn lane_group(column: &[Self], g: usize) -> [f64; LANES];
 }
 
-impl CornerColumn for f64 {
+impl Column for f64 {
     #[inline(always)]
     fn lane_group(column: &[f64], g: usize) -> [f64; LANES] {
         lane_group(column, g)
     }
 }
 
-impl CornerColumn for f32 {
+impl Column for f32 {
     /// Widened, which is exact.
     #[inline(always)]
     fn lane_group(column: &[f32], g: usize) -> [f64; LANES] {
@@ -543,7 +558,7 @@ struct WholeRows<'a, C> {
     centroids: [&'a [f64]; 3],
     normals: [&'a [f64]; 3],
     areas: &'a [f64],
-    prior_swept: [&'a [f64]; 3],
+    prior_swept: [&'a [f32]; 3],
     heights: &'a [[f64; BLOCK]; 3],
     water: &'a [[f64; BLOCK]; 3],
 }
@@ -675,13 +690,17 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             zero_rows(&mut wet.area[chunk.clone()]);
             wet.cut[chunk.clone()].fill(0);
             for swept in history_swept {
-                zero_rows(swept);
+                swept.fill(0.0);
             }
             continue;
         }
         copy(&mut wet.area[chunk.clone()], 0);
         for (k, swept) in history_swept.into_iter().enumerate() {
-            copy(swept, 1 + k);
+            for (to, group) in swept.chunks_exact_mut(LANES).zip(groups) {
+                if let Ok(to) = <&mut [f32; LANES]>::try_from(to) {
+                    *to = group[1 + k].map(narrow);
+                }
+            }
         }
         if MOVING {
             for (k, water) in wet.water.iter_mut().enumerate() {
@@ -760,7 +779,7 @@ fn whole_sums(
 /// `WET`/`DRY`: whether the block may hold wholly wet / wholly dry triangles (a block
 /// with only one kind skips the other's forces; one with both also finds the cut ones).
 #[inline(always)]
-fn whole_block<C: CornerColumn, const SQUARE: bool, const MOVING: bool, const WET: bool, const DRY: bool>(
+fn whole_block<C: Column, const SQUARE: bool, const MOVING: bool, const WET: bool, const DRY: bool>(
     c: &WholeConstants,
     rows: &WholeRows<'_, C>,
     n: usize,
@@ -784,7 +803,12 @@ fn whole_block<C: CornerColumn, const SQUARE: bool, const MOVING: bool, const WE
         let group = |column: &[f64]| lane_group(column, g);
         let three = |[x, y, z]: &[&[f64]; 3]| [group(x), group(y), group(z)];
         let areas = group(areas);
-        let (normals, centroids, prior_swept) = (three(normals), three(centroids), three(prior_swept));
+        let (normals, centroids) = (three(normals), three(centroids));
+        let prior_swept = [
+            f32::lane_group(prior_swept[0], g),
+            f32::lane_group(prior_swept[1], g),
+            f32::lane_group(prior_swept[2], g),
+        ];
         let widened = |[x, y, z]: &[&[C]; 3]| [C::lane_group(x, g), C::lane_group(y, g), C::lane_group(z, g)];
         let corners = [widened(&corners[0]), widened(&corners[1]), widened(&corners[2])];
         let heights = [group(&heights[0]), group(&heights[1]), group(&heights[2])];
@@ -1764,6 +1788,7 @@ fn piece_blocks(
 ) {
     const NONE: [f64; BLOCK] = [0.0; BLOCK];
     const NONE3: [[f64; BLOCK]; 3] = [NONE; 3];
+    const NO_HISTORY: [f32; BLOCK] = [0.0; BLOCK];
     let Scratch {
         copied,
         wet_pieces,
@@ -1793,7 +1818,7 @@ fn piece_blocks(
             centroids: pieces.centroid.each_ref().map(|c| &c[..n]),
             normals: pieces.normal.each_ref().map(|c| &c[..n]),
             areas: &pieces.area[..n],
-            prior_swept: [&NONE[..n], &NONE[..n], &NONE[..n]],
+            prior_swept: [&NO_HISTORY[..n], &NO_HISTORY[..n], &NO_HISTORY[..n]],
             heights: &pieces.heights,
             water: &NONE3,
         };
@@ -1875,15 +1900,15 @@ mod tests {
                 }
                 for (k, j) in range.clone().enumerate() {
                     for axis in 0..3 {
-                        assert_eq!(chunk.swept[axis][k], row(j)[axis], "{rows} rows, row {j}");
+                        assert_eq!(f64::from(chunk.swept[axis][k]), row(j)[axis], "{rows} rows, row {j}");
                     }
                 }
             }
             // Written by chunk, read by row.
             for (chunk, range) in history.chunks_mut().zip(&ranges) {
                 for (k, j) in range.clone().enumerate() {
-                    chunk.swept[0][k] = -(j as f64);
-                    chunk.swept[2][k] = 7.0 * j as f64;
+                    chunk.swept[0][k] = -(j as f32);
+                    chunk.swept[2][k] = 7.0 * j as f32;
                 }
             }
             for j in 0..rows {
@@ -1892,6 +1917,18 @@ mod tests {
             }
             assert_eq!(history.first().swept[1].len(), rows.min(CHUNK_ROWS));
         }
+        // Kept in single precision: rounded to nearest, and clamped to its range.
+        let mut history = History::sized(2);
+        history.set(0, DVec3::new(0.1, 1e300, -1e300));
+        history.set(1, DVec3::new(f64::from(f32::MAX), -1.0 / 3.0, 0.0));
+        assert_eq!(
+            history.get(0),
+            DVec3::new(f64::from(0.1f32), f64::from(f32::MAX), -f64::from(f32::MAX))
+        );
+        assert_eq!(
+            history.get(1),
+            DVec3::new(f64::from(f32::MAX), f64::from(-1.0f32 / 3.0), 0.0)
+        );
     }
 
     /// Pieces a block holds after a fuller one: the drag must be that of these pieces
