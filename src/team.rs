@@ -222,10 +222,10 @@ impl Helper {
     /// Wakes the helper if it sleeps, so that it is spinning by the time the step posts
     /// its first section.
     pub(crate) fn wake(&self) {
-        if self.shared.sleeping.load(Ordering::SeqCst) {
-            if let Some(thread) = &self.thread {
-                thread.thread().unpark();
-            }
+        if self.shared.sleeping.load(Ordering::SeqCst)
+            && let Some(thread) = &self.thread
+        {
+            thread.thread().unpark();
         }
     }
 
@@ -333,7 +333,7 @@ fn help(shared: &Shared) {
         }
         spins = spins.wrapping_add(1);
         // (The clock only now and then: reading it costs more than a spin.)
-        if spins % 64 != 0 || idle_since.elapsed() < SPIN {
+        if !spins.is_multiple_of(64) || idle_since.elapsed() < SPIN {
             std::hint::spin_loop();
             continue;
         }

@@ -774,10 +774,9 @@ impl World {
                 let i = members[0] as usize;
                 // The next body's buffers start loading while this one is stepped (never
                 // waiting for its lock: another thread may be stepping it).
-                if prefetch {
-                    if let Some(Ok(next)) = ids.get(i + 1).and_then(|id| bodies.get(id.0)).map(Mutex::try_lock) {
-                        next.prefetch();
-                    }
+                if prefetch && let Some(Ok(next)) = ids.get(i + 1).and_then(|id| bodies.get(id.0)).map(Mutex::try_lock)
+                {
+                    next.prefetch();
                 }
                 if let Some(mut b) = body(i) {
                     let state = &valid[0];
@@ -814,11 +813,9 @@ impl World {
             let states: [&BodyState; LANES] = std::array::from_fn(|k| &valid[k]);
             let mut prepared = [true; LANES];
             for (k, (b, result)) in guards.iter_mut().zip(group.results.iter_mut()).enumerate() {
-                if !serial_water {
-                    if let Some(Err(e)) = b.as_mut().map(|b| b.prepare(states[k], &env)) {
-                        *result = Err(e);
-                        prepared[k] = false;
-                    }
+                if !serial_water && let Some(Err(e)) = b.as_mut().map(|b| b.prepare(states[k], &env)) {
+                    *result = Err(e);
+                    prepared[k] = false;
                 }
                 ask_ahead(k);
             }
@@ -873,10 +870,10 @@ impl World {
                 Ok(_) => Error::new(ErrorKind::Internal, "a failed body without its error"),
             };
             for (i, _, result) in members() {
-                if result.is_ok() {
-                    if let Some(mut b) = body(i) {
-                        b.undo_step();
-                    }
+                if result.is_ok()
+                    && let Some(mut b) = body(i)
+                {
+                    b.undo_step();
                 }
             }
             self.batch_groups = groups;

@@ -868,7 +868,7 @@ unsafe fn answer(
     if n == 0 {
         return;
     }
-    let aligned = |p: usize, a: usize| p % a == 0;
+    let aligned = |p: usize, a: usize| p.is_multiple_of(a);
     if points.is_null() || out_heights.is_null() {
         let what = "keel passed its water callback a NULL points or heights array";
         violation(what, format!("{count} points"));
@@ -1028,7 +1028,7 @@ fn reenter(world: u64, call: u64, user_data: *mut c_void) {
             format!("{function} on world {world:#x} from inside its water callback"),
         );
     }
-    if call % 4 == 0 {
+    if call.is_multiple_of(4) {
         // Another world is not forbidden, but handle 0 is never one.
         let status = unsafe { raw::keel_world_set_time(0, 1.0) };
         inner_status(world, "keel_world_set_time", status, INVALID_HANDLE);
@@ -2025,11 +2025,11 @@ impl Fuzzer {
                 hull_extreme = self.worlds[i].hulls[j].extreme;
                 hull_closed = self.worlds[i].hulls[j].closed;
             }
-        } else if let Some(i) = wi {
-            if let Some(h) = self.worlds[i].hulls.iter().find(|h| h.handle == d.hull) {
-                hull_extreme = h.extreme;
-                hull_closed = h.closed;
-            }
+        } else if let Some(i) = wi
+            && let Some(h) = self.worlds[i].hulls.iter().find(|h| h.handle == d.hull)
+        {
+            hull_extreme = h.extreme;
+            hull_closed = h.closed;
         }
         let r = &mut self.rng;
         if base.is_none() {
@@ -2316,7 +2316,7 @@ impl Fuzzer {
             self.op_world_create();
             return;
         }
-        if self.op % PROBE_EVERY == 0 {
+        if self.op.is_multiple_of(PROBE_EVERY) {
             let own: Vec<usize> = (0..self.worlds.len()).filter(|&i| !self.worlds[i].shared).collect();
             let i = own[self.rng.below(own.len())];
             self.probe(i);
@@ -3190,10 +3190,10 @@ impl Fuzzer {
 
     fn op_hull_create(&mut self) {
         let (wi, w, mut bad) = self.pick_world(0.05);
-        if let Some(i) = wi {
-            if self.worlds[i].hulls.len() >= MAX_HULLS {
-                return self.op_hull_destroy();
-            }
+        if let Some(i) = wi
+            && self.worlds[i].hulls.len() >= MAX_HULLS
+        {
+            return self.op_hull_destroy();
         }
         let m = self.mesh();
         let r = &mut self.rng;
@@ -3213,7 +3213,7 @@ impl Fuzzer {
         bad.add(omode != Ptr::Valid, "out_hull is NULL or misaligned");
         bad.add(vcount > 0 && vmode != Ptr::Valid, "vertices is NULL or misaligned");
         bad.add(icount > 0 && imode != Ptr::Valid, "indices is NULL or misaligned");
-        bad.add(icount % 3 != 0, "index_count is not a multiple of 3");
+        bad.add(!icount.is_multiple_of(3), "index_count is not a multiple of 3");
         bad.add(icount == 0, "index_count is 0");
         bad.add(
             m.indices[..icount].iter().any(|&i| i as usize >= vcount),
@@ -3686,10 +3686,10 @@ impl Fuzzer {
             if !out.untouched() {
                 self.finding("output written on failure", "keel_body_step", inputs, call());
             }
-            if let (true, None, Some(i), Some(j)) = (exact, bad.0, wi, bi) {
-                if self.rng.chance(0.5) {
-                    self.verify_unchanged(i, j, "keel_body_step", inputs, &call);
-                }
+            if let (true, None, Some(i), Some(j)) = (exact, bad.0, wi, bi)
+                && self.rng.chance(0.5)
+            {
+                self.verify_unchanged(i, j, "keel_body_step", inputs, &call);
             }
             return;
         }
@@ -3864,18 +3864,18 @@ impl Fuzzer {
             inputs,
             &context,
         );
-        if let (OK, Some(n)) = (st, body.submerged) {
-            if count != 3 * n {
-                self.finding(
-                    &what,
-                    "keel_body_get_submerged_triangles",
-                    inputs,
-                    format!(
-                        "{}\n  {count} submerged vertices, the last step had {n} triangles",
-                        context()
-                    ),
-                );
-            }
+        if let (OK, Some(n)) = (st, body.submerged)
+            && count != 3 * n
+        {
+            self.finding(
+                &what,
+                "keel_body_get_submerged_triangles",
+                inputs,
+                format!(
+                    "{}\n  {count} submerged vertices, the last step had {n} triangles",
+                    context()
+                ),
+            );
         }
         let Some(force) = body.last_force else { return };
         self.enter("keel_body_get_triangle_forces");

@@ -92,12 +92,13 @@ fn every_name_in_the_header_carries_the_keel_prefix() {
             if let Some(name) = tokens.last() {
                 names.push(name.trim_matches(|c| c == '}' || c == '*').to_string());
             }
-        } else if let Some(open) = line.find('(') {
-            if !line.starts_with("//") && !line.starts_with('#') && !line.starts_with('*') {
-                if let Some(name) = line[..open].split_whitespace().last() {
-                    names.push(name.trim_start_matches('*').to_string());
-                }
-            }
+        } else if let Some(open) = line.find('(')
+            && !line.starts_with("//")
+            && !line.starts_with('#')
+            && !line.starts_with('*')
+            && let Some(name) = line[..open].split_whitespace().last()
+        {
+            names.push(name.trim_start_matches('*').to_string());
         }
     }
     assert!(names.len() > 40, "the scan must find the header's names: {names:?}");

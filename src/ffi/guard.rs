@@ -131,7 +131,7 @@ pub(crate) fn with_world<R>(handle: u64, f: impl FnOnce(&mut World) -> Result<R>
 }
 
 fn check_aligned<T>(ptr: *const T, name: &str) -> Result<()> {
-    if (ptr as usize) % std::mem::align_of::<T>() != 0 {
+    if !(ptr as usize).is_multiple_of(std::mem::align_of::<T>()) {
         return Err(Error::argument(format!("{name} is not aligned for its type")));
     }
     Ok(())

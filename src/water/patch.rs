@@ -425,7 +425,7 @@ mod tests {
         for (p, h) in points.iter().zip(&heights) {
             assert!(h.is_finite());
             // Grid points fall on x = 0, 2, 4, 6: exact there.
-            if p.x as usize % 2 == 0 {
+            if (p.x as usize).is_multiple_of(2) {
                 assert!((h - water.height(p.x, p.z, 0.4)).abs() < 1e-9, "{p}");
             }
         }
