@@ -64,20 +64,33 @@ fn main() {
     let threads = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
     let each = args.get(3).is_some_and(|a| a == "each");
     let mut scene = Scene::new(&SceneDesc { threads, ..desc });
+    // Each step timed too: the fastest tenth of the steps is the figure least disturbed by
+    // a busy machine (other tenants of a virtual machine, frequency changes).
+    let mut times = Vec::with_capacity(steps as usize);
     let start = Instant::now();
     for _ in 0..steps {
+        let step_start = Instant::now();
         if each {
             scene.step_each();
         } else {
             scene.step();
         }
+        times.push(step_start.elapsed().as_secs_f64());
     }
     let per_step = start.elapsed().as_secs_f64() / steps as f64;
+    times.sort_by(f64::total_cmp);
+    let quantile = |q: f64| times.get((q * times.len() as f64) as usize).map_or(0.0, |t| t * 1e6);
     println!(
         "{name}: {steps} steps, {:.1} us per step, {:.1} ns per triangle ({threads} thread(s){})",
         per_step * 1e6,
         per_step * 1e9 / scene.triangles as f64,
         if each { ", step_body" } else { "" }
+    );
+    println!(
+        "step times: fastest {:.1} us, tenth {:.1} us, median {:.1} us",
+        quantile(0.0),
+        quantile(0.1),
+        quantile(0.5)
     );
     // Built with `--features profile-sections`: the step's sections, wall-clock time on
     // the thread that ran each (a shared section ends when its last share does).

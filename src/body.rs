@@ -1684,7 +1684,7 @@ impl Body {
                     water_velocities: water_moves.then_some(&samples.velocities[..]),
                 };
                 let pass = |((range, chunk), wet): ((std::ops::Range<usize>, &mut ChunkOutput), &WetTriangles)| {
-                    chunk.drag = drag_pass(&mesh, range, wet, &end, &drag);
+                    chunk.drag = drag_pass(&mesh, range, wet, &end, &drag, &mut chunk.packed);
                 };
                 // The pieces of cut triangles, a block at a time, their sums from zero.
                 let (pieces, sources, normals, waters) = (
@@ -2823,11 +2823,20 @@ mod tests {
             BuoyancyModel::None,
         ];
         let mut compared = 0;
+        // (Still water draws from its own generator: the other cases keep their numbers.)
+        let mut still_rng = Rng(11);
         for (h, hull) in hulls.iter().enumerate() {
-            for water in &waters {
+            // Flat water with a current, waves, and still flat water after a step in the
+            // waves (buffers kept from step to step must not carry their velocities over).
+            for (w, water) in [&waters[0], &waters[1], &waters[0]].into_iter().enumerate() {
                 let mut env = env(water);
                 env.wind = DVec3::new(4.0, 0.0, -3.0);
-                env.current = DVec3::new(0.5, 0.0, 0.2);
+                if w < 2 {
+                    env.current = DVec3::new(0.5, 0.0, 0.2);
+                }
+                let mut moving = self::env(&waters[1]);
+                moving.current = DVec3::new(0.5, 0.0, 0.2);
+                let rng = if w == 2 { &mut still_rng } else { &mut rng };
                 for case in 0..40 {
                     let forces = match case % 4 {
                         0 => FORCE_ALL & !FORCE_LUMPED_RESISTANCE,
@@ -2860,6 +2869,11 @@ mod tests {
                         ..BodyState::default()
                     };
                     state.center_of_mass = state.position + rng.vec(0.2);
+                    // (Not for the limiter's extreme masses: their forces after a step
+                    // in waves can overflow, an error these cases do not test.)
+                    if w == 2 && desc.mass == 1000.0 {
+                        body.step(&state, 0.02, &moving).unwrap();
+                    }
                     for _ in 0..3 {
                         let fast = body.step(&state, 0.02, &env).unwrap();
                         let slow = reference_forces(&mut body);
@@ -2896,7 +2910,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(compared, 4 * 2 * 40 * 3);
+        assert_eq!(compared, 4 * 3 * 40 * 3);
     }
 
     /// The forces of a step as numbers, every bit.

@@ -14,7 +14,8 @@
 //! - [`world`]: handles, stepping, parallelism;
 //! - [`sections`]: a step's time, section by section (benchmarks, `profile-sections`);
 //! - [`ffi`]: the C ABI (`include/keel.h`), the only `unsafe` code but for a one-line
-//!   memory prefetch hint (`prefetch`, private).
+//!   memory prefetch hint (`prefetch`, private), AVX-512 packing of rows (`pack`,
+//!   private) and the helper thread's shares (`team`, private).
 //!
 //! Every module but `ffi` is marked `cbindgen:ignore`: the header shows the C ABI only.
 //!
@@ -36,6 +37,8 @@ mod handle;
 pub mod hull;
 
 mod lanes;
+/// cbindgen:ignore
+mod pack;
 /// cbindgen:ignore
 mod prefetch;
 /// cbindgen:ignore

@@ -35,9 +35,9 @@
 //! of the drag scale `A (C_PD1 |u| + C_PD2 |u|^2)` on average and 5.7 % at worst, where
 //! the face is nearly tangent to the flow and `cos^(1/2)` has no derivative (the
 //! three-point rule: 0.07 % and 3.5 %); at a spread of 3 it misses most of the drag.
-//! The drag loop does the one-point rule for every wet triangle, then the edge midpoints
-//! of every row of each group of eight that has a triangle needing three points (the
-//! others with no area). The cut triangles' pieces come in blocks from the step (`drag_pieces`), where
+//! The drag loop does the one-point rule for every wet triangle, then packs the rows
+//! that need three points into full groups of eight ([`crate::pack`]) and evaluates their
+//! edge midpoints. The cut triangles' pieces come in blocks from the step (`drag_pieces`), where
 //! each piece's rule is chosen in the loop and both rules' points are evaluated, the
 //! one not taken with zero area: four evaluations per piece in vector code cost less
 //! than choosing and gathering points one at a time.
@@ -48,10 +48,12 @@
 
 use glam::{DMat3, DVec3};
 use multiversion::multiversion;
+use multiversion::target::match_target;
 
 use crate::forces::pressure_drag::DragCoefficients;
 use crate::forces::slamming::{SlammingBlock, SlammingParams};
 use crate::hull::TriangleColumns;
+use crate::pack::{self, PackColumn};
 
 /// `|omega| r` above this fraction of the centroid's speed takes a piece's drag to three
 /// points.
@@ -366,7 +368,7 @@ const DRY_OUT: usize = 11;
 /// registers rather than going through a column per number (the loop was bound by those
 /// stores and the second pass that read them back).
 const LANES: usize = 8;
-const _: () = assert!(BLOCK % LANES == 0 && TriangleColumns::PADDING % LANES == 0);
+const _: () = assert!(BLOCK.is_multiple_of(LANES) && TriangleColumns::PADDING.is_multiple_of(LANES));
 
 /// What the loop keeps of each row, by groups of [`LANES`] rows.
 type Copied = [[[f64; LANES]; WET_COPIED]; BLOCK / LANES];
@@ -785,7 +787,7 @@ fn whole_block<C: Column, const SQUARE: bool, const MOVING: bool, const WET: boo
     n: usize,
     (copied, wet_sums, dry_sums): (&mut Copied, &mut LaneSums<WET_SUMMED>, &mut LaneSums<DRY_OUT>),
 ) {
-    debug_assert!(n % LANES == 0 && n <= BLOCK);
+    debug_assert!(n.is_multiple_of(LANES) && n <= BLOCK);
     let third = 1.0 / 3.0;
     let (r, com, omega, up) = (c.r, c.com, c.omega, c.up);
     let WholeRows {
@@ -1138,6 +1140,8 @@ pub(crate) struct ChunkOutput {
     pub drag: DragSums,
     /// The chunk's triangles cut by the water (hull rows).
     pub cut: Vec<u32>,
+    /// The drag pass's buffer (kept: 2 kB to clear otherwise at every call).
+    pub packed: ThreePointRows,
 }
 
 impl ChunkOutput {
@@ -1286,7 +1290,7 @@ fn drag_loop<const HALF: bool>(
     three: &mut [f64; BLOCK],
     sums: &mut DragLaneSums,
 ) {
-    debug_assert!(n % LANES == 0 && n <= BLOCK);
+    debug_assert!(n.is_multiple_of(LANES) && n <= BLOCK);
     // A copy the loop's stores cannot reach: read through the reference, every constant
     // would be reloaded after each store (the AVX2 build then stops vectorising).
     let k = &{ *k };
@@ -1350,6 +1354,7 @@ pub(crate) fn drag_pass<'a>(
     wet: &WetTriangles,
     motion: &Motion,
     params: &DragParams,
+    packed: &mut ThreePointRows,
 ) -> DragSums {
     let cols = mesh.columns;
     let (first, t) = (rows_of.start, rows_of.end);
@@ -1365,6 +1370,7 @@ pub(crate) fn drag_pass<'a>(
     let mut sums = [[0.0f64; LANES]; DRAG_SUMMED];
     let mut three = [0.0f64; BLOCK];
     let still = [[0.0; BLOCK]; 3];
+    packed.len = 0;
     for start in (first..t).step_by(BLOCK) {
         let n = BLOCK.min(t - start);
         let range = start..start + n;
@@ -1385,40 +1391,61 @@ pub(crate) fn drag_pass<'a>(
             radius_squared: &cols.radius_squared[range.clone()],
         };
         drag_rows(&centroids, n, &k, &mut three, &mut sums);
-        // The triangles the rotation spreads: their edge midpoints, a third of the area
-        // each, for every row of a lane group that has one (the others with no area).
-        // Most groups have one (a bunny: a third of its wet triangles); gathering only
-        // those rows into blocks of points, one row at a time, cost more than the
-        // evaluations it saved.
+        // The triangles the rotation spreads (a third of a bunny's wet rows, in four
+        // fifths of its lane groups): packed into full groups (`crate::pack`), whose
+        // rows then take their three edge midpoints, a third of the area each.
         let corners = cols
             .corners
             .each_ref()
             .map(|c| c.each_ref().map(|axis| &axis[range.clone()]));
         for g in 0..n / LANES {
             let flags = lane_group(&three, g);
-            if flags.iter().all(|&f| f == 0.0) {
+            let keep = flags
+                .iter()
+                .enumerate()
+                .fold(0u8, |keep, (l, &f)| keep | (u8::from(f != 0.0) << l));
+            if keep == 0 {
                 continue;
             }
             let group = |column: &[f64]| lane_group(column, g);
-            let widened =
-                |[x, y, z]: &[&[f32]; 3]| [f32::lane_group(x, g), f32::lane_group(y, g), f32::lane_group(z, g)];
-            let rows = MidpointRows {
-                corners: [widened(&corners[0]), widened(&corners[1]), widened(&corners[2])],
-                normal: [group(normal[0]), group(normal[1]), group(normal[2])],
-                water: if moving {
-                    [group(water[0]), group(water[1]), group(water[2])]
-                } else {
-                    [[0.0; LANES]; 3]
-                },
-                area: group(&wet.area[chunk.clone()]),
-                flags,
+            let corner = |c: usize, axis: usize| f32::lane_group(corners[c][axis], g);
+            let columns = [
+                corner(0, 0),
+                corner(0, 1),
+                corner(0, 2),
+                corner(1, 0),
+                corner(1, 1),
+                corner(1, 2),
+                corner(2, 0),
+                corner(2, 1),
+                corner(2, 2),
+                group(normal[0]),
+                group(normal[1]),
+                group(normal[2]),
+                group(&wet.area[chunk.clone()]),
+            ];
+            let at = packed.len;
+            // SAFETY (both `pack_avx512` calls): `match_target!` compiles that arm only into
+            // the AVX-512 version of this function, which runs only on processors with it.
+            packed.len = match_target! {
+                "x86_64+avx512f" => unsafe { pack::pack_avx512(keep, &columns, &mut packed.columns, at) },
+                _ => pack::pack_portable(keep, &columns, &mut packed.columns, at),
             };
-            if k.c.pressure_falloff == 0.5 && k.c.suction_falloff == 0.5 {
-                midpoint_group::<true>(&k, &rows, &mut sums);
-            } else {
-                midpoint_group::<false>(&k, &rows, &mut sums);
+            if moving {
+                let water = [group(water[0]), group(water[1]), group(water[2])];
+                match_target! {
+                    "x86_64+avx512f" => unsafe { pack::pack_avx512(keep, &water, &mut packed.water, at) },
+                    _ => pack::pack_portable(keep, &water, &mut packed.water, at),
+                };
+            }
+            if packed.len >= LANES {
+                midpoints(&k, &packed.first_group(LANES, moving), &mut sums);
+                packed.drop_first_group();
             }
         }
+    }
+    if packed.len > 0 {
+        midpoints(&k, &packed.first_group(packed.len, moving), &mut sums);
     }
     let sums = drag_lane_sums(&sums);
     DragSums {
@@ -1439,6 +1466,109 @@ struct MidpointRows {
 }
 
 type LaneVectors = [[f64; LANES]; 3];
+
+/// The columns [`ThreePointRows`] packs, but for the water: the corners' nine, the unit
+/// normal's three, the wetted area.
+const PACKED_COLUMNS: usize = 13;
+
+/// The rows that take the three-point rule, packed (`crate::pack`) until they fill a
+/// lane group: their corners (`3 c + axis`), unit normal (9-11) and wetted area (12),
+/// and the water's velocity (still water: zeros).
+#[derive(Clone, Debug)]
+pub(crate) struct ThreePointRows {
+    columns: [PackColumn; PACKED_COLUMNS],
+    water: [PackColumn; 3],
+    len: usize,
+}
+
+impl Default for ThreePointRows {
+    fn default() -> Self {
+        Self {
+            columns: [[0.0; 2 * LANES]; PACKED_COLUMNS],
+            water: [[0.0; 2 * LANES]; 3],
+            len: 0,
+        }
+    }
+}
+
+impl ThreePointRows {
+    /// The first `len` packed rows as a lane group, the lanes after them zero (whatever
+    /// packing left there: both ways of packing then give the same group), in still water
+    /// when not `moving`.
+    #[inline(always)]
+    fn first_group(&self, len: usize, moving: bool) -> MidpointRows {
+        let c = &self.columns;
+        // (Still water packs no water velocities: the buffer's are an earlier step's.)
+        let w = &self.water;
+        let water = if moving {
+            [
+                packed_lanes(&w[0], len),
+                packed_lanes(&w[1], len),
+                packed_lanes(&w[2], len),
+            ]
+        } else {
+            [[0.0; LANES]; 3]
+        };
+        MidpointRows {
+            corners: [
+                [
+                    packed_lanes(&c[0], len),
+                    packed_lanes(&c[1], len),
+                    packed_lanes(&c[2], len),
+                ],
+                [
+                    packed_lanes(&c[3], len),
+                    packed_lanes(&c[4], len),
+                    packed_lanes(&c[5], len),
+                ],
+                [
+                    packed_lanes(&c[6], len),
+                    packed_lanes(&c[7], len),
+                    packed_lanes(&c[8], len),
+                ],
+            ],
+            normal: [
+                packed_lanes(&c[9], len),
+                packed_lanes(&c[10], len),
+                packed_lanes(&c[11], len),
+            ],
+            water,
+            area: packed_lanes(&c[12], len),
+            flags: std::array::from_fn(|l| if l < len { 1.0 } else { 0.0 }),
+        }
+    }
+
+    /// Drops the first lane group of packed rows (which must be full).
+    #[inline(always)]
+    fn drop_first_group(&mut self) {
+        debug_assert!(self.len >= LANES);
+        for column in self.columns.iter_mut().chain(self.water.iter_mut()) {
+            let (first, second) = column.split_at_mut(LANES);
+            first.copy_from_slice(second);
+        }
+        self.len -= LANES;
+    }
+}
+
+/// The first `len` rows of a packed column as a lane group, zeros after them.
+#[inline(always)]
+fn packed_lanes(column: &PackColumn, len: usize) -> [f64; LANES] {
+    let mut lanes = [0.0; LANES];
+    for (l, (lane, &value)) in lanes.iter_mut().zip(column).enumerate() {
+        *lane = if l < len { value } else { 0.0 };
+    }
+    lanes
+}
+
+/// [`midpoint_group`] with the falloffs the constants hold.
+#[inline(always)]
+fn midpoints(k: &DragConstants, rows: &MidpointRows, sums: &mut DragLaneSums) {
+    if k.c.pressure_falloff == 0.5 && k.c.suction_falloff == 0.5 {
+        midpoint_group::<true>(k, rows, sums);
+    } else {
+        midpoint_group::<false>(k, rows, sums);
+    }
+}
 
 /// Drag at the three edge midpoints of each row of `rows` that takes the three-point
 /// rule, a third of its area at each, added into the running sums (a row that does not
