@@ -136,6 +136,9 @@ pub(crate) struct TriangleColumns {
     /// corners: centre and half extent (a block above flat water skips its corners'
     /// heights).
     pub block_bounds: Vec<[DVec3; 2]>,
+    /// Per block, the moments that give its hydrostatics under flat water when it is
+    /// wholly wet ([`crate::flat_moments`]).
+    pub block_moments: Vec<crate::flat_moments::BlockMoments>,
 }
 
 impl TriangleColumns {
@@ -160,6 +163,18 @@ impl TriangleColumns {
                 } else {
                     DVec3::ZERO
                 }
+            })
+            .collect();
+        let block_moments = (0..padded)
+            .step_by(crate::whole_triangles::BLOCK)
+            .map(|start| {
+                let rows = start..(start + crate::whole_triangles::BLOCK).min(padded);
+                crate::flat_moments::BlockMoments::of(rows.map(|j| crate::flat_moments::Row {
+                    corners: corners[j],
+                    normal: normals[j],
+                    area: areas[j],
+                    centroid: centroids[j],
+                }))
             })
             .collect();
         Self {
@@ -191,6 +206,7 @@ impl TriangleColumns {
                     [(min + max) * 0.5, (max - min) * 0.5]
                 })
                 .collect(),
+            block_moments,
         }
     }
 

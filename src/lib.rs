@@ -30,6 +30,8 @@ pub mod clip;
 pub mod error;
 pub mod ffi;
 /// cbindgen:ignore
+mod flat_moments;
+/// cbindgen:ignore
 pub mod forces;
 /// cbindgen:ignore
 mod handle;

@@ -50,6 +50,7 @@ use glam::{DMat3, DVec3};
 use multiversion::multiversion;
 use multiversion::target::match_target;
 
+use crate::flat_moments::FlatPose;
 use crate::forces::pressure_drag::DragCoefficients;
 use crate::forces::slamming::{SlammingBlock, SlammingParams};
 use crate::hull::TriangleColumns;
@@ -587,6 +588,18 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
     let mut wet_sums = [[0.0f64; LANES]; WET_SUMMED];
     let mut dry_sums = [[0.0f64; LANES]; DRY_OUT];
     let mut wet_count = 0usize;
+    // Flat water: the pose for the wholly wet blocks' moments (not for the pressure's
+    // centroid lever, which they do not cover).
+    let flat_pose = mesh
+        .flat
+        .filter(|_| params.pressure != Pressure::Centroid)
+        .map(|(origin_y, level)| FlatPose {
+            up: DVec3::new(r[1], r[4], r[7]),
+            height: origin_y - level,
+            com: DVec3::from_array(constants.com),
+            k: constants.k,
+            vertical_only: constants.vertical_only,
+        });
     cut.clear();
     for start in (first..t).step_by(BLOCK) {
         let n = BLOCK.min(t - start);
@@ -599,16 +612,24 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             .each_ref()
             .map(|c| c.each_ref().map(|axis| &axis[range.clone()]));
         // Over flat water, a block whose box is above the water by more than rounding
-        // is dry without its corners' heights (half of a floating hull's blocks).
-        let above = mesh.flat.is_some_and(|(origin_y, level)| {
-            let [centre, half] = cols.block_bounds[start / BLOCK];
-            let height = ((r[1] * centre.x + r[4] * centre.y + r[7] * centre.z) + origin_y) - level;
-            let reach = r[1].abs() * half.x + r[4].abs() * half.y + r[7].abs() * half.z;
-            let rounding = 1e-9 * (centre.abs().element_sum() + half.element_sum() + origin_y.abs() + level.abs());
-            height - reach > rounding
-        });
+        // is dry without its corners' heights (half of a floating hull's blocks), and
+        // one below it wholly wet (when its moments give its hydrostatics, which need no
+        // heights either).
+        let (above, below) = match mesh.flat {
+            Some((origin_y, level)) => {
+                let [centre, half] = cols.block_bounds[start / BLOCK];
+                let height = ((r[1] * centre.x + r[4] * centre.y + r[7] * centre.z) + origin_y) - level;
+                let reach = r[1].abs() * half.x + r[4].abs() * half.y + r[7].abs() * half.z;
+                let rounding = 1e-9 * (centre.abs().element_sum() + half.element_sum() + origin_y.abs() + level.abs());
+                (
+                    height - reach > rounding,
+                    flat_pose.is_some() && height + reach < -rounding,
+                )
+            }
+            None => (false, false),
+        };
         match mesh.flat {
-            _ if above => {}
+            _ if above || below => {}
             // The same arithmetic as the vertex heights (`Body::sample_water`), to the
             // bit, so that this loop and the clipping code agree on which triangles are
             // cut.
@@ -640,9 +661,9 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
                 .map(|h| h[..n].iter().filter(|&&h| if wet { h < 0.0 } else { h >= 0.0 }).count())
                 .sum()
         };
-        let kind = if above || count(false) == 3 * n {
+        let kind = if above || (!below && count(false) == 3 * n) {
             Kind::Dry
-        } else if count(true) == 3 * n {
+        } else if below || count(true) == 3 * n {
             Kind::Wet
         } else {
             Kind::Mixed
@@ -671,10 +692,36 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             water: &water,
         };
         let out = (&mut *copied, &mut wet_sums, &mut dry_sums);
-        match kind {
-            Kind::Dry => whole_block::<_, true, false, false, true>(&constants, &rows, n, out),
-            Kind::Wet => whole_block::<_, SQUARE, MOVING, true, false>(&constants, &rows, n, out),
-            Kind::Mixed => whole_block::<_, SQUARE, MOVING, true, true>(&constants, &rows, n, out),
+        match (kind, flat_pose) {
+            (Kind::Dry, _) => whole_block::<_, true, false, false, true, true>(&constants, &rows, n, out),
+            // Under flat water, a wholly wet block's hydrostatics come from its moments;
+            // the loop does the rest.
+            (Kind::Wet, Some(pose)) => {
+                let block = cols.block_moments[start / BLOCK].sums(&pose);
+                let lane_0 = [
+                    (0, block.force.x),
+                    (1, block.force.y),
+                    (2, block.force.z),
+                    (3, block.torque.x),
+                    (4, block.torque.y),
+                    (5, block.torque.z),
+                    (6, block.volume),
+                    (7, block.volume_moment.x),
+                    (8, block.volume_moment.y),
+                    (9, block.volume_moment.z),
+                    (10, block.wetted),
+                    (11, block.wetted_moment.x),
+                    (12, block.wetted_moment.y),
+                    (13, block.wetted_moment.z),
+                    (20, block.depth_moment),
+                ];
+                for (k, value) in lane_0 {
+                    out.1[k][0] += value;
+                }
+                whole_block::<_, SQUARE, MOVING, true, false, false>(&constants, &rows, n, out)
+            }
+            (Kind::Wet, None) => whole_block::<_, SQUARE, MOVING, true, false, true>(&constants, &rows, n, out),
+            (Kind::Mixed, _) => whole_block::<_, SQUARE, MOVING, true, true, true>(&constants, &rows, n, out),
         }
         let groups = &copied[..n / LANES];
         let column = |k: usize| groups.iter().flat_map(move |g| g[k]);
@@ -781,7 +828,14 @@ fn whole_sums(
 /// `WET`/`DRY`: whether the block may hold wholly wet / wholly dry triangles (a block
 /// with only one kind skips the other's forces; one with both also finds the cut ones).
 #[inline(always)]
-fn whole_block<C: Column, const SQUARE: bool, const MOVING: bool, const WET: bool, const DRY: bool>(
+fn whole_block<
+    C: Column,
+    const SQUARE: bool,
+    const MOVING: bool,
+    const WET: bool,
+    const DRY: bool,
+    const HYDRO: bool,
+>(
     c: &WholeConstants,
     rows: &WholeRows<'_, C>,
     n: usize,
@@ -1042,8 +1096,15 @@ fn whole_block<C: Column, const SQUARE: bool, const MOVING: bool, const WET: boo
                     slam_torque[2],
                     depth_moment,
                 ];
-                for (sum, value) in wet_sums.iter_mut().zip(summed) {
-                    sum[l] += value;
+                if HYDRO {
+                    for (sum, value) in wet_sums.iter_mut().zip(summed) {
+                        sum[l] += value;
+                    }
+                } else {
+                    // (The block's moments gave the others.)
+                    for (sum, value) in wet_sums[14..20].iter_mut().zip(&summed[14..20]) {
+                        sum[l] += value;
+                    }
                 }
                 // Copied out after the loop, so that the loop writes only to the stack
                 // (writes to the heap would need run-time alias checks). Every column, even
@@ -1954,9 +2015,9 @@ fn piece_blocks(
         };
         let out = (&mut *copied, &mut *wet_sums, &mut *dry_sums);
         if is_wet {
-            whole_block::<_, true, false, true, false>(constants, &rows, n, out);
+            whole_block::<_, true, false, true, false, true>(constants, &rows, n, out);
         } else {
-            whole_block::<_, true, false, false, true>(constants, &rows, n, out);
+            whole_block::<_, true, false, false, true, true>(constants, &rows, n, out);
         }
         pieces.len = 0;
     }
