@@ -803,7 +803,10 @@ fn whole_sums(
     wet_count: usize,
 ) -> WholeSums {
     let total = total_lanes;
-    let (world, world_dry) = (|k: usize| turned(turn, wet_sums, k), |k: usize| turned(turn, dry_sums, k));
+    let (world, world_dry) = (
+        |k: usize| turned(turn, wet_sums, k),
+        |k: usize| turned(turn, dry_sums, k),
+    );
     let sums = wet_sums;
     let mut buoyancy_force = world(0);
     if vertical_only {
