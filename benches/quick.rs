@@ -202,6 +202,14 @@ fn main() {
         run("100 cubes, Perlin, batch", &cubes(100), false, short, false),
         run("1024 cubes, Perlin, batch", &cubes(1024), false, short, true),
         run("10000 cubes, Perlin, batch", &cubes(10000), false, long, false),
+        // The per-triangle target's row: one body's force evaluation, flat water.
+        run(
+            "1 bunny, flat",
+            &one_thread(SceneDesc::new(&bunny, 1, 300.0)),
+            true,
+            short,
+            false,
+        ),
         run(
             "1 bunny, Gerstner-16, patch",
             &one_thread(SceneDesc {
