@@ -24,7 +24,10 @@
 //! as stored and never turned; the body's motion, the wind and world up are turned into
 //! body axes once per step and the sums back into world axes at the end. A flat water's
 //! heights are `up . p` per corner, the same arithmetic as the vertex heights to the bit;
-//! other water is sampled once per vertex and gathered.
+//! other water is sampled once per vertex and gathered. Under flat water, a block (32
+//! rows) whose bounding box is above the water is dry without heights, and one below it
+//! wet: its hydrostatics come from the block's moments ([`crate::flat_moments`]), and
+//! its loop only does slamming and what the step keeps per row.
 //!
 //! Drag is integrated over a piece with one point, its centroid, when the rotation adds
 //! little to the velocity across it (`|omega| r < |u_c| / 10`, `r` the farthest vertex
