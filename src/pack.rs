@@ -3,7 +3,7 @@
 //!
 //! The drag pass evaluates the three edge midpoints of the triangles that need them (a
 //! third of a bunny's wet rows, spread over four fifths of its lane groups). Evaluating
-//! every row of a group that has one did three times the work; packing the chosen rows
+//! every row of a group that has one did about two and a half times the work; packing the chosen rows
 //! costs one vector instruction per column on processors with AVX-512
 //! (`vcompresspd`), and eight scalar moves per column elsewhere.
 //!
