@@ -839,6 +839,8 @@ fn whole_sums(
 /// running sums, and what the step keeps per row into `copied`.
 /// `WET`/`DRY`: whether the block may hold wholly wet / wholly dry triangles (a block
 /// with only one kind skips the other's forces; one with both also finds the cut ones).
+/// `HYDRO`: whether the loop sums the wet rows' hydrostatics and wetted area (not when
+/// the block's moments gave them, [`crate::flat_moments`]).
 #[inline(always)]
 fn whole_block<
     C: Column,
