@@ -21,14 +21,18 @@ pub(crate) const LANES: usize = 8;
 /// whole group written after them.
 pub(crate) type PackColumn = [f64; 2 * LANES];
 
+/// A buffer column in single precision (the hull's corners): 64 bytes, so that in a
+/// buffer aligned to 64 the eight rows a packing writes never straddle two cache lines.
+pub(crate) type PackColumn32 = [f32; 2 * LANES];
+
 /// Appends the rows of `from` whose bit is set in `keep` (bit `l` for row `l`) after the
 /// first `at` rows of every column of `to` (`at` below [`LANES`]), in order; the portable
 /// code. Returns the new number of packed rows.
 #[inline(always)]
-pub(crate) fn pack_portable<const K: usize>(
+pub(crate) fn pack_portable<T: Copy, const K: usize>(
     keep: u8,
-    from: &[[f64; LANES]; K],
-    to: &mut [PackColumn; K],
+    from: &[[T; LANES]; K],
+    to: &mut [[T; 2 * LANES]; K],
     at: usize,
 ) -> usize {
     let at = at.min(LANES);
@@ -73,6 +77,32 @@ pub(crate) fn pack_avx512<const K: usize>(
     at + keep.count_ones() as usize
 }
 
+/// [`pack_avx512`] for single-precision columns (`vcompressps` on eight lanes).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl")]
+#[inline]
+pub(crate) fn pack_avx512_f32<const K: usize>(
+    keep: u8,
+    from: &[[f32; LANES]; K],
+    to: &mut [PackColumn32; K],
+    at: usize,
+) -> usize {
+    use std::arch::x86_64::{_mm256_loadu_ps, _mm256_maskz_compress_ps, _mm256_storeu_ps};
+    let at = at.min(LANES);
+    for (from, to) in from.iter().zip(to.iter_mut()) {
+        if let Some(window) = to.get_mut(at..at + LANES) {
+            // SAFETY: reads the eight numbers of `from` and writes the eight of `window`,
+            // both valid for eight unaligned `f32`s; AVX-512F and VL are enabled on this
+            // function.
+            unsafe {
+                let packed = _mm256_maskz_compress_ps(keep, _mm256_loadu_ps(from.as_ptr()));
+                _mm256_storeu_ps(window.as_mut_ptr(), packed);
+            }
+        }
+    }
+    at + keep.count_ones() as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,6 +130,26 @@ mod tests {
                     // SAFETY: the processor has AVX-512F (checked above).
                     let len = unsafe { pack_avx512(keep, &from, &mut vector, at) };
                     ways.push((len, vector));
+                }
+                let from32 = from.map(|c| c.map(|x| x as f32));
+                let before32 = before.map(|c| c.map(|x| x as f32));
+                let mut portable32 = before32;
+                let len32 = pack_portable(keep, &from32, &mut portable32, at);
+                let mut ways32 = vec![(len32, portable32)];
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vl") {
+                    let mut vector = before32;
+                    // SAFETY: the processor has AVX-512F and VL (checked above).
+                    let len = unsafe { pack_avx512_f32(keep, &from32, &mut vector, at) };
+                    ways32.push((len, vector));
+                }
+                for (len, packed) in ways32 {
+                    assert_eq!(len, at + keep.count_ones() as usize);
+                    for k in 0..2 {
+                        assert_eq!(packed[k][..at], before32[k][..at], "rows before {at} kept (f32)");
+                        let expected: Vec<f32> = filtered[k].iter().map(|&x| x as f32).collect();
+                        assert_eq!(packed[k][at..len], expected[..], "keep {keep:08b} at {at} (f32)");
+                    }
                 }
                 for (len, packed) in ways {
                     assert_eq!(len, at + keep.count_ones() as usize);

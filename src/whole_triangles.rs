@@ -57,7 +57,7 @@ use crate::flat_moments::FlatPose;
 use crate::forces::pressure_drag::DragCoefficients;
 use crate::forces::slamming::{SlammingBlock, SlammingParams};
 use crate::hull::TriangleColumns;
-use crate::pack::{self, PackColumn};
+use crate::pack::{self, PackColumn, PackColumn32};
 
 /// `|omega| r` above this fraction of the centroid's speed takes a piece's drag to three
 /// points.
@@ -410,6 +410,15 @@ impl Column for f64 {
     fn lane_group(column: &[f64], g: usize) -> [f64; LANES] {
         lane_group(column, g)
     }
+}
+
+/// [`lane_group`] of a single-precision column, as it is (zeros past its end).
+#[inline(always)]
+fn single_lane_group(column: &[f32], g: usize) -> [f32; LANES] {
+    column
+        .get(g * LANES..(g + 1) * LANES)
+        .and_then(|rows| rows.try_into().ok())
+        .unwrap_or([0.0; LANES])
 }
 
 impl Column for f32 {
@@ -1483,8 +1492,8 @@ pub(crate) fn drag_pass<'a>(
                 continue;
             }
             let group = |column: &[f64]| lane_group(column, g);
-            let corner = |c: usize, axis: usize| f32::lane_group(corners[c][axis], g);
-            let columns = [
+            let corner = |c: usize, axis: usize| single_lane_group(corners[c][axis], g);
+            let corner_columns = [
                 corner(0, 0),
                 corner(0, 1),
                 corner(0, 2),
@@ -1494,14 +1503,21 @@ pub(crate) fn drag_pass<'a>(
                 corner(2, 0),
                 corner(2, 1),
                 corner(2, 2),
+            ];
+            let columns = [
                 group(normal[0]),
                 group(normal[1]),
                 group(normal[2]),
                 group(&wet.area[chunk.clone()]),
             ];
             let at = packed.len;
-            // SAFETY (both `pack_avx512` calls): `match_target!` compiles that arm only into
-            // the AVX-512 version of this function, which runs only on processors with it.
+            // SAFETY (the three AVX-512 packing calls): `match_target!` compiles those arms
+            // only into the AVX-512 version of this function (F, VL and the rest), which runs
+            // only on processors with it.
+            match_target! {
+                "x86_64+avx512f+avx512vl" => unsafe { pack::pack_avx512_f32(keep, &corner_columns, &mut packed.corners, at) },
+                _ => pack::pack_portable(keep, &corner_columns, &mut packed.corners, at),
+            };
             packed.len = match_target! {
                 "x86_64+avx512f" => unsafe { pack::pack_avx512(keep, &columns, &mut packed.columns, at) },
                 _ => pack::pack_portable(keep, &columns, &mut packed.columns, at),
@@ -1542,15 +1558,19 @@ struct MidpointRows {
 
 type LaneVectors = [[f64; LANES]; 3];
 
-/// The columns [`ThreePointRows`] packs, but for the water: the corners' nine, the unit
+/// The double-precision columns [`ThreePointRows`] packs, but for the water: the unit
 /// normal's three, the wetted area.
-const PACKED_COLUMNS: usize = 13;
+const PACKED_COLUMNS: usize = 4;
 
 /// The rows that take the three-point rule, packed (`crate::pack`) until they fill a
-/// lane group: their corners (`3 c + axis`), unit normal (9-11) and wetted area (12),
-/// and the water's velocity (still water: zeros).
+/// lane group: their corners (`3 c + axis`) in single precision as the hull keeps them
+/// (widened when read: 64-byte columns, whose packing writes never straddle two cache
+/// lines, and no widening of rows that are not packed), unit normal (0-2) and wetted
+/// area (3), and the water's velocity (still water: zeros).
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub(crate) struct ThreePointRows {
+    corners: [PackColumn32; 9],
     columns: [PackColumn; PACKED_COLUMNS],
     water: [PackColumn; 3],
     len: usize,
@@ -1559,6 +1579,7 @@ pub(crate) struct ThreePointRows {
 impl Default for ThreePointRows {
     fn default() -> Self {
         Self {
+            corners: [[0.0; 2 * LANES]; 9],
             columns: [[0.0; 2 * LANES]; PACKED_COLUMNS],
             water: [[0.0; 2 * LANES]; 3],
             len: 0,
@@ -1572,7 +1593,8 @@ impl ThreePointRows {
     /// when not `moving`.
     #[inline(always)]
     fn first_group(&self, len: usize, moving: bool) -> MidpointRows {
-        let c = &self.columns;
+        let (corners, c) = (&self.corners, &self.columns);
+        let corner = |k: usize| packed_lanes(&corners[k].map(f64::from), len);
         // (Still water packs no water velocities: the buffer's are an earlier step's.)
         let w = &self.water;
         let water = if moving {
@@ -1586,29 +1608,17 @@ impl ThreePointRows {
         };
         MidpointRows {
             corners: [
-                [
-                    packed_lanes(&c[0], len),
-                    packed_lanes(&c[1], len),
-                    packed_lanes(&c[2], len),
-                ],
-                [
-                    packed_lanes(&c[3], len),
-                    packed_lanes(&c[4], len),
-                    packed_lanes(&c[5], len),
-                ],
-                [
-                    packed_lanes(&c[6], len),
-                    packed_lanes(&c[7], len),
-                    packed_lanes(&c[8], len),
-                ],
+                [corner(0), corner(1), corner(2)],
+                [corner(3), corner(4), corner(5)],
+                [corner(6), corner(7), corner(8)],
             ],
             normal: [
-                packed_lanes(&c[9], len),
-                packed_lanes(&c[10], len),
-                packed_lanes(&c[11], len),
+                packed_lanes(&c[0], len),
+                packed_lanes(&c[1], len),
+                packed_lanes(&c[2], len),
             ],
             water,
-            area: packed_lanes(&c[12], len),
+            area: packed_lanes(&c[3], len),
             flags: std::array::from_fn(|l| if l < len { 1.0 } else { 0.0 }),
         }
     }
@@ -1617,6 +1627,10 @@ impl ThreePointRows {
     #[inline(always)]
     fn drop_first_group(&mut self) {
         debug_assert!(self.len >= LANES);
+        for column in &mut self.corners {
+            let (first, second) = column.split_at_mut(LANES);
+            first.copy_from_slice(second);
+        }
         for column in self.columns.iter_mut().chain(self.water.iter_mut()) {
             let (first, second) = column.split_at_mut(LANES);
             first.copy_from_slice(second);
