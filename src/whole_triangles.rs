@@ -1504,12 +1504,7 @@ pub(crate) fn drag_pass<'a>(
                 corner(2, 1),
                 corner(2, 2),
             ];
-            let columns = [
-                group(normal[0]),
-                group(normal[1]),
-                group(normal[2]),
-                group(&wet.area[chunk.clone()]),
-            ];
+            let columns = [group(&wet.area[chunk.clone()])];
             let at = packed.len;
             // SAFETY (the three AVX-512 packing calls): `match_target!` compiles those arms
             // only into the AVX-512 version of this function (F, VL and the rest), which runs
@@ -1546,11 +1541,11 @@ pub(crate) fn drag_pass<'a>(
     }
 }
 
-/// A lane group of rows for the three-point rule: their corners, unit normals, water
-/// velocities and wetted areas, and whether each takes the rule (1) or not (0).
+/// A lane group of rows for the three-point rule: their corners, water velocities and
+/// wetted areas, and whether each takes the rule (1) or not (0). (Their unit normals are
+/// computed again from the corners and the area, as the hull did.)
 struct MidpointRows {
     corners: [LaneVectors; 3],
-    normal: LaneVectors,
     water: LaneVectors,
     area: [f64; LANES],
     flags: [f64; LANES],
@@ -1558,15 +1553,16 @@ struct MidpointRows {
 
 type LaneVectors = [[f64; LANES]; 3];
 
-/// The double-precision columns [`ThreePointRows`] packs, but for the water: the unit
-/// normal's three, the wetted area.
-const PACKED_COLUMNS: usize = 4;
+/// The double-precision columns [`ThreePointRows`] packs, but for the water: the wetted
+/// area.
+const PACKED_COLUMNS: usize = 1;
 
 /// The rows that take the three-point rule, packed (`crate::pack`) until they fill a
 /// lane group: their corners (`3 c + axis`) in single precision as the hull keeps them
 /// (widened when read: 64-byte columns, whose packing writes never straddle two cache
-/// lines, and no widening of rows that are not packed), unit normal (0-2) and wetted
-/// area (3), and the water's velocity (still water: zeros).
+/// lines, and no widening of rows that are not packed), the wetted area (the whole
+/// triangle's, from which and the corners the unit normal is computed again), and the
+/// water's velocity (still water: zeros).
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub(crate) struct ThreePointRows {
@@ -1612,13 +1608,8 @@ impl ThreePointRows {
                 [corner(3), corner(4), corner(5)],
                 [corner(6), corner(7), corner(8)],
             ],
-            normal: [
-                packed_lanes(&c[0], len),
-                packed_lanes(&c[1], len),
-                packed_lanes(&c[2], len),
-            ],
             water,
-            area: packed_lanes(&c[3], len),
+            area: packed_lanes(&c[0], len),
             flags: std::array::from_fn(|l| if l < len { 1.0 } else { 0.0 }),
         }
     }
@@ -1669,7 +1660,19 @@ fn midpoint_group<const HALF: bool>(k: &DragConstants, rows: &MidpointRows, sums
         let share = if rows.flags[l] != 0.0 { rows.area[l] / 3.0 } else { 0.0 };
         let corner = |c: usize| [rows.corners[c][0][l], rows.corners[c][1][l], rows.corners[c][2][l]];
         let (a, b, c) = (corner(0), corner(1), corner(2));
-        let normal = [rows.normal[0][l], rows.normal[1][l], rows.normal[2][l]];
+        // The hull's unit normal, as `Hull::new` computes it from the same corners and
+        // area (fewer columns to pack than reading it).
+        let area = rows.area[l];
+        let twice = cross(sub(b, a), sub(c, a));
+        let normal = if area > 0.0 {
+            [
+                twice[0] / (2.0 * area),
+                twice[1] / (2.0 * area),
+                twice[2] / (2.0 * area),
+            ]
+        } else {
+            [0.0; 3]
+        };
         let water = [rows.water[0][l], rows.water[1][l], rows.water[2][l]];
         let mut out = [0.0; DRAG_SUMMED];
         for (p, q) in [(a, b), (b, c), (c, a)] {
