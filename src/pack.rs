@@ -5,7 +5,8 @@
 //! third of a bunny's wet rows, spread over four fifths of its lane groups). Evaluating
 //! every row of a group that has one did about two and a half times the work; packing the chosen rows
 //! costs one vector instruction per column on processors with AVX-512
-//! (`vcompresspd`), and eight scalar moves per column elsewhere.
+//! (`vcompresspd`, or `vcompressps` for the corners, kept in single precision as the
+//! hull keeps them), and eight scalar moves per column elsewhere.
 //!
 //! Both ways write the same numbers to the same places, so the sums built on them, and
 //! the forces, are the same bits on every processor. Past the packed rows, the buffer
