@@ -2065,6 +2065,11 @@ fn step_in_lanes_here(
     scratch.history.resize(triangle_count, [[0.0; LANES]; 3]);
     let mut motion = LaneMotion::default();
     let mut mass = [0.0; LANES];
+    // Each lane's rotation by axis and component, and where its numbers are.
+    let mut rotations = [[[0.0; LANES]; 3]; 3];
+    let mut heights: [&[f64]; LANES] = [&[]; LANES];
+    let mut water: [&[DVec3]; LANES] = [&[]; LANES];
+    let mut priors: [[&[f32]; 3]; LANES] = [[&[]; 3]; LANES];
     for l in 0..LANES {
         let Some(body) = &bodies[l.min(count - 1)] else {
             continue;
@@ -2083,23 +2088,34 @@ fn step_in_lanes_here(
         let samples = &body.samples;
         // Turned here rather than read: `prepare` leaves them (`Samples::turned`).
         let rotation = DMat3::from_quat(state.rotation);
-        for ((column, local), h) in scratch.vertices.iter_mut().zip(&hull.positions).zip(&samples.heights) {
-            let v = rotation * *local;
-            column[0][l] = v.x;
-            column[1][l] = v.y;
-            column[2][l] = v.z;
-            column[3][l] = *h;
-        }
-        for (column, v) in scratch.water.iter_mut().zip(&samples.velocities) {
-            for axis in 0..3 {
-                column[axis][l] = v[axis];
+        for (k, axis) in [rotation.x_axis, rotation.y_axis, rotation.z_axis].iter().enumerate() {
+            for c in 0..3 {
+                rotations[k][c][l] = axis[c];
             }
         }
-        let prior = body.committed.history.first();
-        for (j, before) in scratch.prior.iter_mut().enumerate() {
-            for (lanes, column) in before.iter_mut().zip(prior.swept) {
-                lanes[l] = f64::from(column[j]);
-            }
+        heights[l] = &samples.heights;
+        water[l] = &samples.velocities;
+        priors[l] = body.committed.history.first().swept;
+    }
+    // Vertex by vertex and row by row, each lane group built from the eight bodies'
+    // numbers and stored whole: lane by lane, the compiler scattered every vertex's and
+    // row's numbers into their groups. (`DMat3 * DVec3`'s arithmetic, lane by lane.)
+    let [x_axis, y_axis, z_axis] = &rotations;
+    for (v, (column, local)) in scratch.vertices.iter_mut().zip(&hull.positions).enumerate() {
+        for c in 0..3 {
+            column[c] =
+                std::array::from_fn(|l| x_axis[c][l] * local.x + y_axis[c][l] * local.y + z_axis[c][l] * local.z);
+        }
+        column[3] = std::array::from_fn(|l| heights[l][v]);
+    }
+    for (v, column) in scratch.water.iter_mut().enumerate() {
+        for (c, lanes) in column.iter_mut().enumerate() {
+            *lanes = std::array::from_fn(|l| water[l][v][c]);
+        }
+    }
+    for (j, before) in scratch.prior.iter_mut().enumerate() {
+        for (c, lanes) in before.iter_mut().enumerate() {
+            *lanes = std::array::from_fn(|l| f64::from(priors[l][c][j]));
         }
     }
     let group = Group {
@@ -2252,6 +2268,25 @@ fn step_in_lanes_here(
 
     passes.stop();
 
+    // Each body's new history, row by row: a lane group's numbers narrowed at once, then
+    // stored to their eight bodies (lane by lane, the compiler gathered them).
+    {
+        let mut written: [Option<HistoryChunkMut<'_>>; LANES] = Default::default();
+        for (out, body) in written.iter_mut().zip(bodies.iter_mut()) {
+            *out = body.as_mut().map(|b| b.spare.history.first_mut());
+        }
+        for (j, now) in scratch.history.iter().enumerate() {
+            for (c, lanes) in now.iter().enumerate() {
+                let narrowed = lanes.map(narrow);
+                for (out, x) in written.iter_mut().zip(narrowed) {
+                    if let Some(out) = out {
+                        out.swept[c][j] = x;
+                    }
+                }
+            }
+        }
+    }
+
     for (l, (body, state)) in bodies.iter_mut().zip(states).enumerate() {
         let (Some(body), Some(middle)) = (body, middles[l]) else {
             continue;
@@ -2272,12 +2307,6 @@ fn step_in_lanes_here(
             &inverse_inertias[l],
             &mut Discard,
         );
-        let mut history = body.spare.history.first_mut();
-        for (j, now) in scratch.history.iter().enumerate() {
-            for (column, lanes) in history.swept.iter_mut().zip(now) {
-                column[j] = narrow(lanes[l]);
-            }
-        }
         if let Some(result) = results.get_mut(l) {
             let replay = KeptReplay {
                 state: **state,
