@@ -76,10 +76,27 @@ impl Team<'_> {
         I::Item: Send,
         R: Send,
     {
+        self.share_from_both_ends(first, items, |item, _| each(item))
+    }
+
+    /// [`Team::share`], telling `each` whether its thread takes items from the front
+    /// (`true`) or the back: which items it takes next, so that it can ask for their
+    /// memory ahead.
+    pub(crate) fn share_from_both_ends<I, R>(
+        self,
+        first: impl FnOnce() -> R + Send,
+        items: I,
+        each: impl Fn(I::Item, bool) + Sync,
+    ) -> R
+    where
+        I: DoubleEndedIterator + Send,
+        I::Item: Send,
+        R: Send,
+    {
         match self {
             Team::Alone => {
                 let first = first();
-                items.for_each(each);
+                items.for_each(|item| each(item, true));
                 first
             }
             _ => {
@@ -90,7 +107,7 @@ impl Team<'_> {
                         if front { items.next() } else { items.next_back() }
                     };
                     match next {
-                        Some(item) => each(item),
+                        Some(item) => each(item, front),
                         None => break,
                     }
                 };
@@ -444,19 +461,37 @@ mod tests {
     fn every_item_is_taken_once_first_runs_here_and_the_helper_takes_some() {
         let helper = Helper::start("test-helper").unwrap();
         let here = thread::current().id();
-        let mut items: Vec<(u32, Option<thread::ThreadId>)> = vec![(0, None); 200];
-        let first = Team::Helper(&helper).share(
+        let mut items: Vec<(u32, Option<thread::ThreadId>, bool)> = vec![(0, None, false); 200];
+        let first = Team::Helper(&helper).share_from_both_ends(
             || thread::current().id(),
             items.iter_mut(),
-            |(count, by)| {
+            |(count, by, from_front), front| {
                 thread::sleep(Duration::from_micros(50));
                 *count += 1;
                 *by = Some(thread::current().id());
+                *from_front = front;
             },
         );
         assert_eq!(first, here);
-        assert!(items.iter().all(|&(count, _)| count == 1));
-        assert!(items.iter().any(|&(_, by)| by != Some(here)), "the helper took no item");
+        assert!(items.iter().all(|&(count, _, _)| count == 1));
+        assert!(
+            items.iter().any(|&(_, by, _)| by != Some(here)),
+            "the helper took no item"
+        );
+        // Told apart as taken: the items said to come from the front are the first ones,
+        // those from the back the rest, and the helper took from the back.
+        let taken_from_front = items.iter().take_while(|&&(_, _, front)| front).count();
+        assert!(
+            items[taken_from_front..].iter().all(|&(_, _, front)| !front),
+            "the front's items are not the first"
+        );
+        assert!(
+            items
+                .iter()
+                .filter(|&&(_, by, _)| by != Some(here))
+                .all(|&(_, _, front)| !front),
+            "the helper's items are said to come from the front"
+        );
         let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
         for team in [Team::Alone, Team::Pool] {
             let mut seen = vec![0u32; 1000];

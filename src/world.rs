@@ -743,8 +743,18 @@ impl World {
             }
         }
         let validated_here = &validated;
-        let step_group_only = |group: &mut BatchGroup| {
+        // `forward`: whether this thread takes the groups after this one next, or those
+        // before it (a two-thread batch's helper goes from the back).
+        let step_group_only = |group: &mut BatchGroup, forward: bool| {
             let members = &group.members[..group.len];
+            // The batch index `d` places past this group, the way this thread goes.
+            let ahead = |d: usize| {
+                if forward {
+                    Some(members[members.len() - 1] as usize + 1 + d)
+                } else {
+                    (members[0] as usize).checked_sub(1 + d)
+                }
+            };
             // Each member's state, checked by this thread (its part of the batch's serial
             // checks); a refused one fails the batch, which then undoes the others' steps.
             group.refused = 0;
@@ -780,7 +790,11 @@ impl World {
                 let i = members[0] as usize;
                 // The next body's buffers start loading while this one is stepped (never
                 // waiting for its lock: another thread may be stepping it).
-                if prefetch && let Some(Ok(next)) = ids.get(i + 1).and_then(|id| bodies.get(id.0)).map(Mutex::try_lock)
+                if prefetch
+                    && let Some(Ok(next)) = ahead(0)
+                        .and_then(|i| ids.get(i))
+                        .and_then(|id| bodies.get(id.0))
+                        .map(Mutex::try_lock)
                 {
                     next.prefetch();
                 }
@@ -795,17 +809,23 @@ impl World {
             // start loading while these are stepped, one after each of these is prepared:
             // asked for all at once, their few hundred lines overflow the processor's
             // queue of misses, and it stalls.
-            let next = members[members.len() - 1] as usize + 1;
+            // (Ahead the way this thread goes: the helper of a two-thread batch, taking
+            // groups from the back, asked for those it had just stepped, and waited for
+            // every miss of half the batch.)
             let ask_ahead = |k: usize| {
                 if !prefetch {
                     return;
                 }
-                if let Some(Ok(b)) = ids.get(next + k).and_then(|id| bodies.get(id.0)).map(Mutex::try_lock) {
+                if let Some(Ok(b)) = ahead(k)
+                    .and_then(|i| ids.get(i))
+                    .and_then(|id| bodies.get(id.0))
+                    .map(Mutex::try_lock)
+                {
                     b.prefetch_for_lanes();
                 }
                 // And the group after it, by address only (the line above reads these
                 // bodies' fields, which should then be in the caches).
-                if let Some(id) = ids.get(next + LANES + k) {
+                if let Some(id) = ahead(LANES + k).and_then(|i| ids.get(i)) {
                     bodies.prefetch(id.0, LANES_HOT_BYTES);
                 }
             };
@@ -838,8 +858,8 @@ impl World {
                 }
             }
         };
-        let step_group = |group: &mut BatchGroup| {
-            step_group_only(group);
+        let step_group = |group: &mut BatchGroup, forward: bool| {
+            step_group_only(group, forward);
             group.failed = group.results[..group.len].iter().any(Result::is_err);
         };
         let stepping = sections::time(Section::BatchGroups);
@@ -848,15 +868,15 @@ impl World {
             // (no pool to hand the batch to and wake, and this thread works too).
             _ if batch_helper.is_some() => {
                 if let Some(h) = batch_helper {
-                    Team::Helper(h).share(|| (), groups.iter_mut(), step_group);
+                    Team::Helper(h).share_from_both_ends(|| (), groups.iter_mut(), step_group);
                 }
             }
             // Waking the workers costs more than stepping a lone body, unless its hull is
             // big enough to share among them.
             Some(Workers { pool: Some(pool), .. }) if ids.len() > 1 || (alone && helper.is_none()) => {
-                pool.install(|| groups.par_iter_mut().for_each(step_group))
+                pool.install(|| groups.par_iter_mut().for_each(|g| step_group(g, true)))
             }
-            _ => groups.iter_mut().for_each(step_group),
+            _ => groups.iter_mut().for_each(|g| step_group(g, true)),
         }
         stepping.stop();
         // All or nothing: one body that could not be stepped undoes the others' steps. A
