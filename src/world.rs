@@ -844,6 +844,11 @@ impl World {
                     prepared[k] = false;
                 }
                 ask_ahead(k);
+                // Its result too, which the lanes write at the end: the groups' results
+                // are megabytes in a big batch, out of the caches by the next step.
+                if prefetch {
+                    crate::prefetch::prefetch(std::ptr::from_ref(result).cast(), std::mem::size_of_val(result));
+                }
             }
             if prepared.iter().all(|&p| p) {
                 let mut lanes = guards.each_mut().map(|b| b.as_deref_mut());
