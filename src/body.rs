@@ -735,14 +735,6 @@ impl Output {
             history: History::sized(rows),
         }
     }
-
-    /// A history only: the pieces come from [`Body::pieces`] during a step.
-    fn history_only(rows: usize) -> Self {
-        Self {
-            history: History::sized(rows),
-            ..Self::default()
-        }
-    }
 }
 
 /// Room for the pieces of `triangles` triangles: each clips into at most two on either
@@ -799,11 +791,13 @@ pub struct Body {
     /// ... and the one being sampled, swapped in only when sampling succeeds, so that a
     /// failed step changes nothing.
     next_samples: Samples,
-    /// What the last step produced ...
-    committed: Output,
-    /// ... and a spare set a step writes into, swapped in only when the step succeeds.
+    /// The slamming history the last step produced ...
+    committed: History,
+    /// ... and a spare one a step writes into, swapped in only when the step succeeds.
     /// Right after a step it holds what the step replaced, so that a batch can undo it.
-    spare: Output,
+    /// (Histories only: a step's pieces are lent from `pieces`. Two empty piece lists
+    /// each among the fields every step reads were a cache line and a half per body.)
+    spare: History,
     /// The slamming history the last step compared with.
     prior_history: History,
     /// The last step's detail, once asked for (boxed: every step clears it, and a step
@@ -854,8 +848,8 @@ impl Body {
             normals: Vec::new(),
             triangle_water_velocities: Vec::new(),
             pieces: Default::default(),
-            committed: Output::default(),
-            spare: Output::default(),
+            committed: History::default(),
+            spare: History::default(),
             prior_history: History::default(),
             has_history: false,
             replay_desc_kept: [false; 2],
@@ -898,8 +892,8 @@ impl Body {
         let next = &self.next_samples;
         buffer(&next.heights);
         buffer(&next.velocities);
-        buffer(self.committed.history.as_slice());
-        buffer(self.spare.history.as_slice());
+        buffer(self.committed.as_slice());
+        buffer(self.spare.as_slice());
     }
 
     /// The start and length in bytes of every buffer a step reads or writes.
@@ -928,7 +922,7 @@ impl Body {
         for chunk in self.chunks.iter().take(1) {
             buffer(each, &chunk.cut);
         }
-        for history in [&self.committed.history, &self.spare.history, &self.prior_history] {
+        for history in [&self.committed, &self.spare, &self.prior_history] {
             let columns = history.as_slice();
             each(columns.as_ptr().cast(), std::mem::size_of_val(columns));
         }
@@ -947,8 +941,8 @@ impl Body {
         self.chunks = ChunkOutput::chunks(rows);
         self.triangle_water_velocities = vec![DVec3::ZERO; t];
         self.pieces = piece_buffers(t);
-        self.committed = Output::history_only(rows);
-        self.spare = Output::history_only(rows);
+        self.committed = History::sized(rows);
+        self.spare = History::sized(rows);
         self.prior_history = History::sized(rows);
         self.has_history = false;
         self.replays = [None; 2];
@@ -1066,14 +1060,18 @@ impl Body {
             had_history: self.has_history,
             derived: None,
         };
-        let prior = std::mem::take(&mut self.committed.history);
-        let mut out = std::mem::take(&mut self.spare);
-        (out.pieces, out.sources) = std::mem::take(&mut self.pieces);
+        let prior = std::mem::take(&mut self.committed);
+        let (pieces, sources) = std::mem::take(&mut self.pieces);
+        let mut out = Output {
+            pieces,
+            sources,
+            history: std::mem::take(&mut self.spare),
+        };
         let (forces, derived) = self.run(&replay, &prior, &mut out, &mut Discard, env.team());
         replay.derived = Some(derived);
-        self.pieces = (std::mem::take(&mut out.pieces), std::mem::take(&mut out.sources));
-        self.committed.history = prior;
-        self.spare = out;
+        self.pieces = (out.pieces, out.sources);
+        self.committed = prior;
+        self.spare = out.history;
         self.commit(forces, replay.kept())
     }
 
@@ -1090,7 +1088,7 @@ impl Body {
         }
         // The prior becomes the committed history, the output the committed set, and the
         // spare keeps what they replaced.
-        std::mem::swap(&mut self.prior_history, &mut self.committed.history);
+        std::mem::swap(&mut self.prior_history, &mut self.committed);
         std::mem::swap(&mut self.committed, &mut self.spare);
         self.had_history = self.has_history;
         self.has_history = true;
@@ -1160,7 +1158,7 @@ impl Body {
     /// Undoes a whole successful step (a batch that fails for another body).
     pub(crate) fn undo_step(&mut self) {
         std::mem::swap(&mut self.committed, &mut self.spare);
-        std::mem::swap(&mut self.prior_history, &mut self.committed.history);
+        std::mem::swap(&mut self.prior_history, &mut self.committed);
         self.latest ^= 1;
         self.has_history = self.had_history;
         self.detail = None;
@@ -2095,7 +2093,7 @@ fn step_in_lanes_here(
         }
         heights[l] = &samples.heights;
         water[l] = &samples.velocities;
-        priors[l] = body.committed.history.first().swept;
+        priors[l] = body.committed.first().swept;
     }
     // Vertex by vertex and row by row, each lane group built from the eight bodies'
     // numbers and stored whole: lane by lane, the compiler scattered every vertex's and
@@ -2159,8 +2157,8 @@ fn step_in_lanes_here(
                 &motion,
                 &mass,
                 &constants,
-                &committed.history.first(),
-                &mut spare.history.first_mut(),
+                &committed.first(),
+                &mut spare.first_mut(),
             )
         }
         _ => lanes::pass_one(
@@ -2273,7 +2271,7 @@ fn step_in_lanes_here(
     {
         let mut written: [Option<HistoryChunkMut<'_>>; LANES] = Default::default();
         for (out, body) in written.iter_mut().zip(bodies.iter_mut()) {
-            *out = body.as_mut().map(|b| b.spare.history.first_mut());
+            *out = body.as_mut().map(|b| b.spare.first_mut());
         }
         for (j, now) in scratch.history.iter().enumerate() {
             for (c, lanes) in now.iter().enumerate() {
