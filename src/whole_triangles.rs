@@ -207,7 +207,9 @@ const HISTORY_COLUMNS: usize = 3;
 /// or a batch of big ones move through memory at each step.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct History {
-    columns: Vec<f32>,
+    /// (A boxed slice: sized once with the hull, and 8 bytes fewer than a `Vec` in each
+    /// of a body's three histories, among the fields every step reads.)
+    columns: Box<[f32]>,
 }
 
 /// A swept volume rate as the history keeps it: rounded to single precision, clamped to
@@ -222,7 +224,7 @@ impl History {
     /// A blank history of `rows` rows.
     pub fn sized(rows: usize) -> Self {
         Self {
-            columns: vec![0.0f32; HISTORY_COLUMNS * rows],
+            columns: vec![0.0f32; HISTORY_COLUMNS * rows].into_boxed_slice(),
         }
     }
 
