@@ -272,11 +272,18 @@ fn not_a_body(id: BodyId) -> String {
     )
 }
 
-/// Batches of this many bodies or more prefetch each next body's buffers
-/// ([`Body::prefetch`]): their bodies outgrow the caches (boxes on Perlin water: 1000 and
-/// 10000 of them 7 % faster per step with it), while a hundred small ones stay in them
-/// and only pay for the asking (4 % slower).
+/// Batches of this many bodies or more ask for the bodies their checks will read, and for
+/// each next body's buffers when bodies are stepped one at a time ([`Body::prefetch`]):
+/// big hulls outgrow the caches, as do many small bodies (boxes on Perlin water, when
+/// they were stepped one at a time: 1000 and 10000 of them 7 % faster per step with it),
+/// while a hundred small ones stay in them and only pay for the asking (4 % slower).
 const PREFETCH_FROM_BODIES: usize = 256;
+
+/// Batches of this many bodies or more prefetch for their groups of small bodies (in the
+/// lanes) the next group's memory. Fewer small bodies stay in the caches from one step to
+/// the next, and asking costs more than it saves: on Perlin water, two threads, 1024
+/// boxes were 2 % slower with it, 2000 the same, 3000 3-6 % faster.
+const PREFETCH_LANES_FROM_BODIES: usize = 2048;
 
 /// Batches of this many bodies or more have their outputs written by every thread (each
 /// output is then a cache miss read and one written; a smaller batch's are in the caches,
@@ -633,6 +640,7 @@ impl World {
         }
         let mut last: Option<(LaneKey, usize)> = None;
         let prefetch = ids.len() >= PREFETCH_FROM_BODIES;
+        let prefetch_lanes = ids.len() >= PREFETCH_LANES_FROM_BODIES;
         let refused = |i: usize, e: Error| Error::new(ErrorKind::InvalidArgument, format!("states[{i}]: {e}"));
         let checks = sections::time(Section::BatchChecks);
         let checked = (|| {
@@ -813,7 +821,7 @@ impl World {
             // groups from the back, asked for those it had just stepped, and waited for
             // every miss of half the batch.)
             let ask_ahead = |k: usize| {
-                if !prefetch {
+                if !prefetch_lanes {
                     return;
                 }
                 if let Some(Ok(b)) = ahead(k)
@@ -846,7 +854,7 @@ impl World {
                 ask_ahead(k);
                 // Its result too, which the lanes write at the end: the groups' results
                 // are megabytes in a big batch, out of the caches by the next step.
-                if prefetch {
+                if prefetch_lanes {
                     crate::prefetch::prefetch(std::ptr::from_ref(result).cast(), std::mem::size_of_val(result));
                 }
             }
