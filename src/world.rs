@@ -836,6 +836,11 @@ impl World {
                 if let Some(id) = ahead(LANES + k).and_then(|i| ids.get(i)) {
                     bodies.prefetch(id.0, LANES_HOT_BYTES);
                 }
+                // And the host's state of the next group's body, which this thread reads
+                // (and checks) first.
+                if let Some(state) = ahead(k).and_then(|i| states.get(i)) {
+                    crate::prefetch::prefetch(std::ptr::from_ref(state).cast(), std::mem::size_of_val(state));
+                }
             };
             let mut guards: [Option<MutexGuard<'_, Body>>; LANES] =
                 std::array::from_fn(|k| members.get(k).and_then(|&i| body(i as usize)));
