@@ -26,8 +26,8 @@ use crate::water::Water;
 use crate::water::patch::WaterPatch;
 use crate::whole_triangles::{
     CHUNK_ROWS, ChunkOutput, DragConstants, DragParams, DragSums, History, HistoryChunk, HistoryChunkMut, Mesh, Motion,
-    PARALLEL_ROWS, PiecePass, Pressure, Scratch, WetTriangles, WholeParams, WholeSums, chunk_ranges, drag_pass,
-    drag_pieces, is_fast_power, narrow, needs_three_points, whole_pass,
+    PARALLEL_ROWS, PiecePass, Pressure, Scratch, WetRows, WetRowsMut, WetTriangles, WholeParams, WholeSums,
+    chunk_ranges, drag_pass, drag_pieces, is_fast_power, narrow, needs_three_points, whole_pass,
 };
 use crate::world::HullId;
 
@@ -821,8 +821,8 @@ pub struct Body {
     /// ... and their slamming history, kept aside while the whole triangles' pass writes
     /// every row's.
     cut_history: Vec<(u32, DVec3)>,
-    /// The triangles as the drag pass needs them, by chunks of rows.
-    wet: Vec<WetTriangles>,
+    /// The triangles as the drag pass needs them.
+    wet: WetTriangles,
     /// What the loops leave of each chunk of rows.
     chunks: Vec<ChunkOutput>,
     /// Per usable triangle: its outward unit normal and the water velocity at it.
@@ -845,7 +845,7 @@ impl Body {
             patch: WaterPatch::default(),
             cut: Vec::new(),
             cut_history: Vec::new(),
-            wet: Vec::new(),
+            wet: WetTriangles::default(),
             chunks: Vec::new(),
             normals: Vec::new(),
             triangle_water_velocities: Vec::new(),
@@ -917,12 +917,7 @@ impl Body {
         buffer(each, &self.triangle_water_velocities);
         buffer(each, &self.pieces.0);
         buffer(each, &self.pieces.1);
-        buffer(each, &self.wet);
-        for wet in self.wet.iter().take(1) {
-            buffer(each, &wet.area);
-            buffer(each, &wet.cut);
-            wet.water.iter().for_each(|c| buffer(each, c));
-        }
+        slice(each, self.wet.area());
         buffer(each, &self.chunks);
         for chunk in self.chunks.iter().take(1) {
             buffer(each, &chunk.cut);
@@ -942,7 +937,7 @@ impl Body {
         self.normals = vec![DVec3::ZERO; t];
         self.cut = Vec::with_capacity(t);
         self.cut_history = Vec::with_capacity(t);
-        self.wet = WetTriangles::chunks(rows);
+        self.wet = WetTriangles::sized(rows);
         self.chunks = ChunkOutput::chunks(rows);
         self.triangle_water_velocities = vec![DVec3::ZERO; t];
         self.pieces = piece_buffers(t);
@@ -1316,7 +1311,7 @@ impl Body {
                     flat: samples.flat,
                     water_velocities: water_moves.then_some(&samples.velocities[..]),
                 };
-                let $whole = |((range, chunk), ((mut history, wet), prior)): WholeChunk<'_>| {
+                let $whole = |((range, chunk), ((mut history, mut wet), prior)): WholeChunk<'_>| {
                     let mut scratch = Scratch::take();
                     chunk.sums = whole_pass(
                         &mesh,
@@ -1325,7 +1320,7 @@ impl Body {
                         range,
                         &prior,
                         &mut history,
-                        wet,
+                        &mut wet,
                         &mut chunk.cut,
                         &mut scratch,
                     );
@@ -1334,7 +1329,7 @@ impl Body {
                 let $chunks = chunk_ranges(hull.columns.len()).zip(self.chunks.iter_mut()).zip(
                     out.history
                         .chunks_mut()
-                        .zip(self.wet.iter_mut())
+                        .zip(self.wet.chunks_mut())
                         .zip(prior.chunks()),
                 );
                 $body
@@ -1686,8 +1681,8 @@ impl Body {
                     flat: samples.flat,
                     water_velocities: water_moves.then_some(&samples.velocities[..]),
                 };
-                let pass = |((range, chunk), wet): ((std::ops::Range<usize>, &mut ChunkOutput), &WetTriangles)| {
-                    chunk.drag = drag_pass(&mesh, range, wet, &end, &drag, &mut chunk.packed);
+                let pass = |((range, chunk), wet): ((std::ops::Range<usize>, &mut ChunkOutput), WetRows<'_>)| {
+                    chunk.drag = drag_pass(&mesh, range, &wet, &end, &drag, &mut chunk.packed);
                 };
                 // The pieces of cut triangles, a block at a time, their sums from zero.
                 let (pieces, sources, normals, waters) = (
@@ -1738,7 +1733,7 @@ impl Body {
                 }
                 let rows = hull.columns.len();
                 let timer = sections::time(Section::DragPass);
-                let chunks = chunk_ranges(rows).zip(self.chunks.iter_mut()).zip(self.wet.iter());
+                let chunks = chunk_ranges(rows).zip(self.chunks.iter_mut()).zip(self.wet.chunks());
                 let piece_sums = if team.is_shared() && rows > PARALLEL_ROWS {
                     // This thread's share begins with the pieces, the others' with the chunks.
                     team.share(|| piece_drag!(), chunks, pass)
@@ -2678,7 +2673,7 @@ fn whole_sums(chunks: &[ChunkOutput]) -> WholeSums {
 
 type WholeChunk<'a> = (
     (std::ops::Range<usize>, &'a mut ChunkOutput),
-    ((HistoryChunkMut<'a>, &'a mut WetTriangles), HistoryChunk<'a>),
+    ((HistoryChunkMut<'a>, WetRowsMut<'a>), HistoryChunk<'a>),
 );
 
 /// Cut triangles from which a step runs their pieces through the whole triangles' loop.

@@ -194,10 +194,12 @@ pub(crate) struct HistoryChunkMut<'h> {
 /// and multiplying them again, in three quarters of the memory.)
 const HISTORY_COLUMNS: usize = 3;
 
-/// What slamming remembers of every triangle, by chunks of [`CHUNK_ROWS`], in one
-/// allocation: chunk after chunk, each its swept volume rates' x, then y, then z. (As
-/// separate allocations, a box's history was its step's costliest cache misses among
-/// 10000 bodies: a chunk's list, then each of its columns.)
+/// What slamming remembers of every triangle, in one allocation: the swept volume rates'
+/// x of every row, then y, then z; a chunk's rows ([`CHUNK_ROWS`]) are a range of each.
+/// (As separate allocations, a box's history was its step's costliest cache misses among
+/// 10000 bodies: a chunk's list, then each of its columns. Chunk after chunk, each with
+/// its own three columns, a big hull's passes restarted six streams at every chunk: 64
+/// bunnies in a batch were 10 % slower, with [`WetTriangles`] by chunks too.)
 ///
 /// In single precision ([`narrow`]): slamming compares this step's `A v` with the last
 /// one's, and the rounding, 6e-8 of `|A v|`, is a ratio `|d(A v)/dt| / (A r)` of 6e-8,
@@ -228,36 +230,50 @@ impl History {
         }
     }
 
+    /// The three columns, each of every row.
+    fn columns(&self) -> [&[f32]; 3] {
+        let n = self.columns.len() / HISTORY_COLUMNS;
+        [&self.columns[..n], &self.columns[n..2 * n], &self.columns[2 * n..]]
+    }
+
     /// Every chunk's history.
     pub fn chunks(&self) -> impl DoubleEndedIterator<Item = HistoryChunk<'_>> + ExactSizeIterator {
-        self.columns.chunks(HISTORY_COLUMNS * CHUNK_ROWS).map(|block| {
-            let n = block.len() / HISTORY_COLUMNS;
-            HistoryChunk {
-                swept: [&block[..n], &block[n..2 * n], &block[2 * n..]],
-            }
-        })
+        let [x, y, z] = self.columns();
+        x.chunks(CHUNK_ROWS)
+            .zip(y.chunks(CHUNK_ROWS))
+            .zip(z.chunks(CHUNK_ROWS))
+            .map(|((x, y), z)| HistoryChunk { swept: [x, y, z] })
     }
 
     /// Every chunk's history, to write.
     pub fn chunks_mut(&mut self) -> impl DoubleEndedIterator<Item = HistoryChunkMut<'_>> + ExactSizeIterator {
-        self.columns.chunks_mut(HISTORY_COLUMNS * CHUNK_ROWS).map(|block| {
-            let n = block.len() / HISTORY_COLUMNS;
-            let (x, rest) = block.split_at_mut(n);
-            let (y, z) = rest.split_at_mut(n);
-            HistoryChunkMut { swept: [x, y, z] }
-        })
+        let n = self.columns.len() / HISTORY_COLUMNS;
+        let (x, rest) = self.columns.split_at_mut(n);
+        let (y, z) = rest.split_at_mut(n);
+        x.chunks_mut(CHUNK_ROWS)
+            .zip(y.chunks_mut(CHUNK_ROWS))
+            .zip(z.chunks_mut(CHUNK_ROWS))
+            .map(|((x, y), z)| HistoryChunkMut { swept: [x, y, z] })
     }
 
     /// The first chunk's history (a small hull's whole history).
     pub fn first(&self) -> HistoryChunk<'_> {
-        self.chunks().next().unwrap_or(HistoryChunk { swept: [&[]; 3] })
+        let [x, y, z] = self.columns();
+        let m = x.len().min(CHUNK_ROWS);
+        HistoryChunk {
+            swept: [&x[..m], &y[..m], &z[..m]],
+        }
     }
 
     /// The first chunk's history, to write.
     pub fn first_mut(&mut self) -> HistoryChunkMut<'_> {
-        self.chunks_mut().next().unwrap_or(HistoryChunkMut {
-            swept: [&mut [], &mut [], &mut []],
-        })
+        let n = self.columns.len() / HISTORY_COLUMNS;
+        let m = n.min(CHUNK_ROWS);
+        let (x, rest) = self.columns.split_at_mut(n);
+        let (y, z) = rest.split_at_mut(n);
+        HistoryChunkMut {
+            swept: [&mut x[..m], &mut y[..m], &mut z[..m]],
+        }
     }
 
     /// The whole history's memory (to prefetch it).
@@ -265,53 +281,85 @@ impl History {
         &self.columns
     }
 
-    /// Where row `j`'s numbers are: its chunk's block and its place in the chunk.
-    #[inline]
-    fn place(&self, j: usize) -> (usize, usize, usize) {
-        let start = j / CHUNK_ROWS * CHUNK_ROWS;
-        let n = (self.columns.len() / HISTORY_COLUMNS - start).min(CHUNK_ROWS);
-        (HISTORY_COLUMNS * start, n, j - start)
-    }
-
     /// Row `j`'s swept volume rate.
     #[inline]
     pub fn get(&self, j: usize) -> DVec3 {
-        let (block, n, k) = self.place(j);
-        let c = &self.columns[block..block + HISTORY_COLUMNS * n];
-        DVec3::new(f64::from(c[k]), f64::from(c[n + k]), f64::from(c[2 * n + k]))
+        let n = self.columns.len() / HISTORY_COLUMNS;
+        let c = &self.columns;
+        DVec3::new(f64::from(c[j]), f64::from(c[n + j]), f64::from(c[2 * n + j]))
     }
 
     /// Keeps row `j`'s swept volume rate.
     #[inline]
     pub fn set(&mut self, j: usize, swept: DVec3) {
-        let (block, n, k) = self.place(j);
-        let c = &mut self.columns[block..block + HISTORY_COLUMNS * n];
-        c[k] = narrow(swept.x);
-        c[n + k] = narrow(swept.y);
-        c[2 * n + k] = narrow(swept.z);
+        let n = self.columns.len() / HISTORY_COLUMNS;
+        let c = &mut self.columns;
+        c[j] = narrow(swept.x);
+        c[n + j] = narrow(swept.y);
+        c[2 * n + j] = narrow(swept.z);
     }
 }
 
-/// What the drag pass needs of a chunk of triangles besides the hull: the wetted area of
-/// each (zero where not wholly wet), which ones the water cuts (1), and the water's
-/// velocity averaged over each, in body axes (when it moves).
+/// What the drag pass needs of the triangles besides the hull: the wetted area of each
+/// (zero where not wholly wet) and the water's velocity averaged over each, in body axes
+/// (when it moves). One column per number over every row, the chunks' rows after one
+/// another (a single thread's passes over the chunks then read and write each column as
+/// one stream), in one allocation: the area, then the water's x, y and z. (A body's slot
+/// keeps its size: 10000 boxes, which never use this, feel every byte of it.)
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WetTriangles {
-    pub area: Vec<f64>,
-    pub cut: Vec<u8>,
-    pub water: [Vec<f64>; 3],
+    columns: Box<[f64]>,
+}
+
+/// A chunk's rows of [`WetTriangles`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WetRows<'a> {
+    pub area: &'a [f64],
+    pub water: [&'a [f64]; 3],
+}
+
+/// A chunk's rows of [`WetTriangles`], to write.
+#[derive(Debug)]
+pub(crate) struct WetRowsMut<'a> {
+    pub area: &'a mut [f64],
+    pub water: [&'a mut [f64]; 3],
 }
 
 impl WetTriangles {
-    /// One per chunk of `rows` rows.
-    pub fn chunks(rows: usize) -> Vec<Self> {
-        chunk_ranges(rows)
-            .map(|r| Self {
-                area: vec![0.0; r.len()],
-                cut: vec![0; r.len()],
-                water: std::array::from_fn(|_| vec![0.0; r.len()]),
-            })
-            .collect()
+    /// Room for `rows` rows.
+    pub fn sized(rows: usize) -> Self {
+        Self {
+            columns: vec![0.0; 4 * rows].into_boxed_slice(),
+        }
+    }
+
+    /// The wetted areas of every row.
+    pub fn area(&self) -> &[f64] {
+        &self.columns[..self.columns.len() / 4]
+    }
+
+    /// Every chunk's rows ([`CHUNK_ROWS`]).
+    pub fn chunks(&self) -> impl DoubleEndedIterator<Item = WetRows<'_>> + ExactSizeIterator {
+        let n = self.columns.len() / 4;
+        let column = |k: usize| self.columns[k * n..(k + 1) * n].chunks(CHUNK_ROWS);
+        column(0)
+            .zip(column(1).zip(column(2)).zip(column(3)))
+            .map(|(area, ((x, y), z))| WetRows { area, water: [x, y, z] })
+    }
+
+    /// Every chunk's rows, to write.
+    pub fn chunks_mut(&mut self) -> impl DoubleEndedIterator<Item = WetRowsMut<'_>> + ExactSizeIterator {
+        let n = self.columns.len() / 4;
+        let (area, rest) = self.columns.split_at_mut(n);
+        let (x, rest) = rest.split_at_mut(n);
+        let (y, z) = rest.split_at_mut(n);
+        area.chunks_mut(CHUNK_ROWS)
+            .zip(
+                x.chunks_mut(CHUNK_ROWS)
+                    .zip(y.chunks_mut(CHUNK_ROWS))
+                    .zip(z.chunks_mut(CHUNK_ROWS)),
+            )
+            .map(|(area, ((x, y), z))| WetRowsMut { area, water: [x, y, z] })
     }
 }
 
@@ -452,7 +500,7 @@ pub(crate) fn whole_pass<'a, 'h>(
     rows_of: std::ops::Range<usize>,
     prior: &HistoryChunk<'h>,
     history: &mut HistoryChunkMut<'h>,
-    wet: &mut WetTriangles,
+    wet: &mut WetRowsMut<'h>,
     cut: &mut Vec<u32>,
     scratch: &mut Scratch,
 ) -> WholeSums {
@@ -476,7 +524,7 @@ type WholeArgs<'m, 'a, 'h> = (
     std::ops::Range<usize>,
     &'m HistoryChunk<'h>,
     &'m mut HistoryChunkMut<'h>,
-    &'m mut WetTriangles,
+    &'m mut WetRowsMut<'h>,
     &'m mut Vec<u32>,
     &'m mut Scratch,
 );
@@ -751,7 +799,6 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
         let history_swept = rows_mut(&mut history.swept, &chunk);
         if kind == Kind::Dry {
             zero_rows(&mut wet.area[chunk.clone()]);
-            wet.cut[chunk.clone()].fill(0);
             for swept in history_swept {
                 swept.fill(0.0);
             }
@@ -774,13 +821,10 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             .iter()
             .map(|g| g[0].iter().filter(|&&a| a > 0.0).count())
             .sum::<usize>();
-        let wet_cut = &mut wet.cut[chunk.clone()];
         if kind == Kind::Wet {
-            wet_cut.fill(0);
             continue;
         }
         for (i, is_cut) in column(4).enumerate() {
-            wet_cut[i] = u8::from(is_cut != 0.0);
             if is_cut != 0.0 {
                 cut.push((start + i) as u32);
             }
@@ -1434,10 +1478,10 @@ fn drag_lane_sums(sums: &DragLaneSums) -> DragSums {
 /// Works in body axes, like [`whole_pass`]: the hull's centroids and normals are read as
 /// stored.
 #[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
-pub(crate) fn drag_pass<'a>(
+pub(crate) fn drag_pass<'a, 'w>(
     mesh: &Mesh<'a>,
     rows_of: std::ops::Range<usize>,
-    wet: &WetTriangles,
+    wet: &WetRows<'w>,
     motion: &Motion,
     params: &DragParams,
     packed: &mut ThreePointRows,
