@@ -25,8 +25,8 @@ use crate::team::{Helper, Team};
 use crate::water::Water;
 use crate::water::patch::WaterPatch;
 use crate::whole_triangles::{
-    CHUNK_ROWS, ChunkOutput, DragConstants, DragParams, DragSums, History, HistoryChunk, HistoryChunkMut, Mesh, Motion,
-    PARALLEL_ROWS, PiecePass, Pressure, Scratch, WetRows, WetRowsMut, WetTriangles, WholeParams, WholeSums,
+    ChunkOutput, DragConstants, DragParams, DragSums, History, HistoryChunk, HistoryChunkMut, LANES_MAX_ROWS, Mesh,
+    Motion, PARALLEL_ROWS, PiecePass, Pressure, Scratch, WetRows, WetRowsMut, WetTriangles, WholeParams, WholeSums,
     chunk_ranges, drag_pass, drag_pieces, is_fast_power, narrow, needs_three_points, whole_pass,
 };
 use crate::world::HullId;
@@ -1116,7 +1116,7 @@ impl Body {
     /// resistance, the default drag falloffs, a slamming power the loops take).
     pub(crate) fn can_step_in_lanes(&self) -> bool {
         let d = &self.desc;
-        self.hull.columns.len() <= CHUNK_ROWS
+        self.hull.columns.len() <= LANES_MAX_ROWS
             && !self.hull.triangles.is_empty()
             && d.buoyancy == BuoyancyModel::Pressure
             && d.forces & FORCE_LUMPED_RESISTANCE == 0
@@ -2807,7 +2807,7 @@ mod tests {
         }
         let soup_v: Vec<glam::Vec3> = (0..40).map(|_| rng.vec(1.5).as_vec3()).collect();
         let soup_i: Vec<u32> = (0..3 * 60).map(|_| (rng.next() * 40.0) as u32).collect();
-        // A sphere of more triangles than a chunk of rows (1024): three chunks.
+        // A sphere of more triangles than two chunks of rows.
         let (rings, segments) = (40, 36);
         let mut fine_v = Vec::new();
         for r in 0..=rings {

@@ -158,15 +158,22 @@ pub(crate) struct WholeSums {
 /// Rows per chunk: a hull with more rows is worked on a chunk at a time, the chunks in
 /// parallel when the step runs on a world's thread pool and the hull has more than
 /// [`PARALLEL_ROWS`]. The sums of the chunks are added in order, so the forces do not
-/// depend on how many threads took part. Small chunks balance the threads' shares: the
+/// depend on how many threads took part. Small chunks balance the threads' shares (the
 /// rows are ordered by height, so the lowest chunks are wholly wet and cost several
-/// times the highest, wholly dry ones (one bunny on two threads: 1024-row chunks 113 us
-/// per step, 256-row ones 99 us, 128-row ones no better).
-pub(crate) const CHUNK_ROWS: usize = 8 * BLOCK;
+/// times the highest, wholly dry ones); each chunk costs its own sums and its own last,
+/// partly filled group of three-point drag rows. One bunny, flat water, one thread:
+/// 34.8 us with 256-row chunks, 32.9 with 512, 32.5 with 1024; in waves on two threads
+/// 44.4, 45.9 and 45.6 us (`benches/ab.sh`, min of tenth-fastest steps).
+pub(crate) const CHUNK_ROWS: usize = 16 * BLOCK;
 
 /// Hulls of more rows than this share their chunks among threads; below it a step's
 /// loops take a few microseconds, not much more than handing them to another thread.
-pub(crate) const PARALLEL_ROWS: usize = 4 * CHUNK_ROWS;
+pub(crate) const PARALLEL_ROWS: usize = 2 * CHUNK_ROWS;
+
+/// Hulls of at most this many rows can be stepped in lanes, eight bodies at a time
+/// ([`crate::lanes`]): their slamming history is one chunk.
+pub(crate) const LANES_MAX_ROWS: usize = 8 * BLOCK;
+const _: () = assert!(LANES_MAX_ROWS <= CHUNK_ROWS);
 
 /// The row ranges of the chunks of `rows` rows.
 pub(crate) fn chunk_ranges(rows: usize) -> impl DoubleEndedIterator<Item = std::ops::Range<usize>> + ExactSizeIterator {
