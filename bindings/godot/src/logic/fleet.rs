@@ -1,0 +1,567 @@
+//! The bodies of one `KeelWater`, stepped in one batch per physics frame.
+//!
+//! Each physics frame the water collects every registered body's state, calls
+//! [`keel::World::step_bodies`] once, and hands each body its [`Application`] for its
+//! `_integrate_forces`, with whether it has just entered or left the water. A batch that
+//! fails (one body's state is refused) is stepped body by body so that the others still
+//! float and the bad one is named.
+
+use keel::{BodyDesc, BodyForces, BodyId, BodyState, HullId, World};
+
+use super::apply::{Application, application};
+use super::mesh::BakedMesh;
+use super::params::{BodyParams, MassProperties, body_desc};
+
+/// A body's entries in a world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// Its keel body.
+    pub body: BodyId,
+    /// Its own hull (one per body: each is baked with its node's scale).
+    pub hull: HullId,
+}
+
+/// Adds a hull and a body for `mesh`; `desc.hull` is replaced by the new hull's.
+pub fn attach(world: &mut World, mesh: &BakedMesh, desc: &BodyDesc) -> Result<Member, String> {
+    let hull = world.create_hull(&mesh.hull_desc()).map_err(|e| e.to_string())?;
+    match world.create_body(&BodyDesc { hull, ..*desc }) {
+        Ok(body) => Ok(Member { body, hull }),
+        Err(e) => {
+            let _ = world.destroy_hull(hull);
+            Err(e.to_string())
+        }
+    }
+}
+
+/// Removes a body and its hull.
+pub fn detach(world: &mut World, member: Member) {
+    // Either may already be gone with a replaced world; nothing else to undo then.
+    let _ = world.destroy_body(member.body);
+    let _ = world.destroy_hull(member.hull);
+}
+
+/// Whether a body's step found it in the water.
+pub fn is_wet(forces: &BodyForces) -> bool {
+    forces.submerged_triangle_count > 0
+}
+
+/// A change of a body's wetness this frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transition {
+    /// Touched the water.
+    Entered,
+    /// Left it.
+    Exited,
+}
+
+/// The transition from `was_wet` to `now_wet`.
+pub fn transition(was_wet: bool, now_wet: bool) -> Option<Transition> {
+    match (was_wet, now_wet) {
+        (false, true) => Some(Transition::Entered),
+        (true, false) => Some(Transition::Exited),
+        _ => None,
+    }
+}
+
+/// One body's outcome of a frame.
+#[derive(Clone, Copy, Debug)]
+pub struct Outcome {
+    /// Keel's forces (kept for the debug view and the scripts' queries).
+    pub forces: BodyForces,
+    /// What to apply.
+    pub application: Application,
+}
+
+/// A frame's batch: ids and states pushed in the bodies' order, stepped at once.
+#[derive(Debug, Default)]
+pub struct Batch {
+    ids: Vec<BodyId>,
+    states: Vec<BodyState>,
+    out: Vec<BodyForces>,
+}
+
+impl Batch {
+    /// Empties the batch, keeping its buffers.
+    pub fn clear(&mut self) {
+        self.ids.clear();
+        self.states.clear();
+    }
+
+    /// Adds a body.
+    pub fn push(&mut self, body: BodyId, state: BodyState) {
+        self.ids.push(body);
+        self.states.push(state);
+    }
+
+    /// Number of bodies pushed.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether no body was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Steps every body for `dt`: outcomes in push order, each body's error its own.
+    pub fn step(&mut self, world: &mut World, dt: f64) -> Vec<Result<Outcome, String>> {
+        self.out.clear();
+        self.out.resize(self.ids.len(), BodyForces::default());
+        let outcome = |forces: &BodyForces| Outcome {
+            forces: *forces,
+            application: application(forces),
+        };
+        match world.step_bodies(&self.ids, &self.states, dt, &mut self.out, |s| *s, |f, o| *o = *f) {
+            Ok(()) => self.out.iter().map(|f| Ok(outcome(f))).collect(),
+            Err(_) => self
+                .ids
+                .iter()
+                .zip(&self.states)
+                .map(|(id, state)| {
+                    world
+                        .step_body(*id, state, dt)
+                        .map(|f| outcome(&f))
+                        .map_err(|e| e.to_string())
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Whether a body's mass properties moved enough to tell keel again. Godot's principal
+/// axes come back turned to world axes every frame, so the body-axes rotation wobbles
+/// in its last bits; a relative change of 1e-6 is a real one.
+pub fn mass_changed(old: &MassProperties, new: &MassProperties) -> bool {
+    let relative = |a: f64, b: f64| (a - b).abs() > 1e-6 * a.abs().max(b.abs());
+    relative(old.mass, new.mass)
+        || (0..3).any(|i| relative(old.inertia[i], new.inertia[i]))
+        || old.inertia_rotation.dot(new.inertia_rotation).abs() < 1.0 - 1e-10
+}
+
+/// One registered body of a [`Fleet`].
+#[derive(Clone, Debug)]
+pub struct Entry<K> {
+    /// The host's key (Godot: the node's instance id).
+    pub key: K,
+    mesh: Option<BakedMesh>,
+    shape_changed: bool,
+    params: BodyParams,
+    params_changed: bool,
+    mass: Option<MassProperties>,
+    member: Option<Member>,
+    wet: bool,
+    /// The last frame's outcome; `None` until stepped, or after an error.
+    pub outcome: Option<Outcome>,
+    /// Why the body was not stepped last frame.
+    pub error: Option<String>,
+    transition: Option<Transition>,
+}
+
+impl<K> Entry<K> {
+    /// The body's keel ids, once created.
+    pub fn member(&self) -> Option<Member> {
+        self.member
+    }
+
+    /// Whether the last frame found it in the water.
+    pub fn is_wet(&self) -> bool {
+        self.wet
+    }
+}
+
+/// Every body of a water, keyed by the host, kept in step with a [`World`]: the host
+/// says what changed (mesh, parameters), the fleet creates, updates and destroys keel's
+/// hulls and bodies, and steps them all in one [`Batch`] a frame.
+#[derive(Debug)]
+pub struct Fleet<K> {
+    entries: Vec<Entry<K>>,
+    batch: Batch,
+    stepped: Vec<usize>,
+}
+
+impl<K> Default for Fleet<K> {
+    fn default() -> Self {
+        Self {
+            entries: Vec::new(),
+            batch: Batch::default(),
+            stepped: Vec::new(),
+        }
+    }
+}
+
+impl<K: Copy + PartialEq> Fleet<K> {
+    fn index(&self, key: K) -> Option<usize> {
+        self.entries.iter().position(|e| e.key == key)
+    }
+
+    fn entry_mut(&mut self, key: K) -> &mut Entry<K> {
+        let i = match self.index(key) {
+            Some(i) => i,
+            None => {
+                self.entries.push(Entry {
+                    key,
+                    mesh: None,
+                    shape_changed: true,
+                    params: BodyParams::default(),
+                    params_changed: true,
+                    mass: None,
+                    member: None,
+                    wet: false,
+                    outcome: None,
+                    error: None,
+                    transition: None,
+                });
+                self.entries.len() - 1
+            }
+        };
+        &mut self.entries[i]
+    }
+
+    /// Registers `key` if new and sets its hull mesh (`None`: it has none, and is not
+    /// stepped).
+    pub fn set_mesh(&mut self, key: K, mesh: Option<BakedMesh>) {
+        let e = self.entry_mut(key);
+        if e.mesh != mesh {
+            e.mesh = mesh;
+            e.shape_changed = true;
+        }
+    }
+
+    /// Registers `key` if new and sets its parameters.
+    pub fn set_params(&mut self, key: K, params: BodyParams) {
+        let e = self.entry_mut(key);
+        if e.params != params {
+            e.params = params;
+            e.params_changed = true;
+        }
+    }
+
+    /// Forgets `key` and removes its keel body and hull.
+    pub fn remove(&mut self, world: &mut World, key: K) {
+        if let Some(i) = self.index(key) {
+            if let Some(m) = self.entries.remove(i).member {
+                detach(world, m);
+            }
+        }
+    }
+
+    /// The world was replaced: every body is created anew at the next step.
+    pub fn forget_world(&mut self) {
+        for e in &mut self.entries {
+            e.member = None;
+            e.shape_changed = true;
+        }
+    }
+
+    /// The entry of `key`.
+    pub fn entry(&self, key: K) -> Option<&Entry<K>> {
+        self.index(key).map(|i| &self.entries[i])
+    }
+
+    /// Takes the entry's last wetness change, once.
+    pub fn take_transition(&mut self, key: K) -> Option<Transition> {
+        let i = self.index(key)?;
+        self.entries[i].transition.take()
+    }
+
+    /// Number of registered bodies.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no body is registered.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Steps every body whose state `read` gives (with its mass properties) for `dt`,
+    /// in one batch, after bringing keel's bodies up to date.
+    pub fn step(&mut self, world: &mut World, dt: f64, mut read: impl FnMut(K) -> Option<(BodyState, MassProperties)>) {
+        self.batch.clear();
+        self.stepped.clear();
+        for (i, e) in self.entries.iter_mut().enumerate() {
+            let Some((state, mass)) = read(e.key) else {
+                e.outcome = None;
+                continue;
+            };
+            match sync(world, e, mass) {
+                Ok(body) => {
+                    self.batch.push(body, state);
+                    self.stepped.push(i);
+                    e.error = None;
+                }
+                Err(message) => {
+                    e.outcome = None;
+                    e.error = Some(message);
+                }
+            }
+        }
+        let results = self.batch.step(world, dt);
+        for (i, result) in self.stepped.iter().zip(results) {
+            let e = &mut self.entries[*i];
+            match result {
+                Ok(outcome) => {
+                    let wet = is_wet(&outcome.forces);
+                    if let Some(t) = transition(e.wet, wet) {
+                        e.transition = Some(t);
+                    }
+                    e.wet = wet;
+                    e.outcome = Some(outcome);
+                }
+                Err(message) => {
+                    e.outcome = None;
+                    e.error = Some(message);
+                }
+            }
+        }
+    }
+}
+
+/// Brings `e`'s keel body up to date with its mesh, parameters and `mass`.
+fn sync<K>(world: &mut World, e: &mut Entry<K>, mass: MassProperties) -> Result<BodyId, String> {
+    let mass_moved = e.mass.is_none_or(|old| mass_changed(&old, &mass));
+    if mass_moved {
+        e.mass = Some(mass);
+    }
+    let mass = e.mass.unwrap_or(mass);
+    if e.shape_changed || e.member.is_none() {
+        if let Some(old) = e.member.take() {
+            detach(world, old);
+        }
+        let mesh = e
+            .mesh
+            .as_ref()
+            .ok_or("no hull mesh: give it a Mesh or a MeshInstance3D child")?;
+        let desc = body_desc(&e.params, HullId(0), &mass)?;
+        e.member = Some(attach(world, mesh, &desc)?);
+        e.shape_changed = false;
+        e.params_changed = false;
+    } else if e.params_changed || mass_moved {
+        let member = e.member.expect("checked above");
+        let desc = body_desc(&e.params, member.hull, &mass)?;
+        world.set_body_desc(member.body, &desc).map_err(|err| err.to_string())?;
+        e.params_changed = false;
+    }
+    Ok(e.member.expect("created above").body)
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{DAffine3, DVec3, Vec3};
+    use keel::hull::box_mesh;
+    use keel::{BuoyancyModel, WorldDesc};
+
+    use super::super::mesh::{Surface, bake};
+    use super::super::params::{BodyParams, ForceSwitches, MassProperties};
+    use super::*;
+
+    fn cube_mesh(side: f32) -> BakedMesh {
+        let (vertices, indices) = box_mesh(Vec3::splat(side));
+        // Godot's winding, as a mesh resource has it.
+        let indices: Vec<i32> = indices
+            .chunks(3)
+            .flat_map(|t| [t[0] as i32, t[2] as i32, t[1] as i32])
+            .collect();
+        bake(
+            &[Surface {
+                vertices: &vertices,
+                indices: &indices,
+            }],
+            DAffine3::IDENTITY,
+        )
+        .unwrap()
+    }
+
+    fn at(y: f64) -> BodyState {
+        BodyState {
+            position: DVec3::new(0.0, y, 0.0),
+            center_of_mass: DVec3::new(0.0, y, 0.0),
+            ..BodyState::default()
+        }
+    }
+
+    fn floating_desc() -> BodyDesc {
+        BodyDesc {
+            mass: 500.0,
+            buoyancy: BuoyancyModel::Volume,
+            forces: 0,
+            ..BodyDesc::default()
+        }
+    }
+
+    #[test]
+    fn one_batch_gives_each_body_its_archimedes_force() {
+        let mut world = World::new(&WorldDesc::default()).unwrap();
+        let mesh = cube_mesh(1.0);
+        let members: Vec<Member> = (0..3)
+            .map(|_| attach(&mut world, &mesh, &floating_desc()).unwrap())
+            .collect();
+        let mut batch = Batch::default();
+        // Drafts 0.25 m, 0.5 m, and dry (bottom 1 m above the water).
+        for (m, y) in members.iter().zip([0.25, 0.0, 1.5]) {
+            batch.push(m.body, at(y));
+        }
+        let out = batch.step(&mut world, 1.0 / 60.0);
+        assert_eq!(out.len(), 3);
+        let lift = |i: usize| out[i].as_ref().unwrap().application.central_force.y;
+        assert!((lift(0) - 1000.0 * 9.81 * 0.25).abs() < 1e-6 * 2452.5);
+        assert!((lift(1) - 1000.0 * 9.81 * 0.5).abs() < 1e-6 * 4905.0);
+        assert_eq!(lift(2), 0.0);
+        assert!(is_wet(&out[0].as_ref().unwrap().forces));
+        assert!(!is_wet(&out[2].as_ref().unwrap().forces));
+    }
+
+    #[test]
+    fn a_refused_state_spoils_only_its_own_body() {
+        let mut world = World::new(&WorldDesc::default()).unwrap();
+        let mesh = cube_mesh(1.0);
+        let a = attach(&mut world, &mesh, &floating_desc()).unwrap();
+        let b = attach(&mut world, &mesh, &floating_desc()).unwrap();
+        let mut batch = Batch::default();
+        batch.push(a.body, at(f64::NAN));
+        batch.push(b.body, at(0.25));
+        let out = batch.step(&mut world, 1.0 / 60.0);
+        assert!(out[0].is_err());
+        let lift = out[1].as_ref().unwrap().application.central_force.y;
+        assert!((lift - 1000.0 * 9.81 * 0.25).abs() < 1e-3);
+    }
+
+    #[test]
+    fn attach_and_detach_leave_the_world_as_found() {
+        let mut world = World::new(&WorldDesc::default()).unwrap();
+        let m = attach(&mut world, &cube_mesh(1.0), &floating_desc()).unwrap();
+        assert_eq!((world.body_count(), world.hull_count()), (1, 1));
+        detach(&mut world, m);
+        assert_eq!((world.body_count(), world.hull_count()), (0, 0));
+        // A description the engine refuses leaves no hull behind.
+        let bad = BodyDesc {
+            mass: -1.0,
+            ..floating_desc()
+        };
+        assert!(attach(&mut world, &cube_mesh(1.0), &bad).is_err());
+        assert_eq!(world.hull_count(), 0);
+    }
+
+    fn mass(kg: f64) -> MassProperties {
+        MassProperties {
+            mass: kg,
+            ..MassProperties::default()
+        }
+    }
+
+    #[test]
+    fn fleet_follows_its_hosts_changes() {
+        let mut world = World::new(&WorldDesc::default()).unwrap();
+        let mut fleet = Fleet::<u32>::default();
+        // Buoyancy alone: a new hull starts a fresh history, which slamming would see as
+        // a sudden wetting.
+        let still = BodyParams {
+            forces: ForceSwitches::from_bits(0),
+            ..BodyParams::default()
+        };
+        fleet.set_params(1, still);
+        fleet.set_mesh(1, Some(cube_mesh(1.0)));
+        fleet.set_mesh(2, None);
+        let read = |k: u32| Some((at(if k == 1 { 0.25 } else { 0.0 }), mass(250.0)));
+        fleet.step(&mut world, 1.0 / 60.0, read);
+        // Body 2 has no mesh: named, not stepped.
+        assert!(
+            fleet
+                .entry(2)
+                .unwrap()
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("no hull mesh")
+        );
+        assert_eq!(world.body_count(), 1);
+        let lift = |f: &Fleet<u32>| f.entry(1).unwrap().outcome.unwrap().application.central_force.y;
+        // The default pressure model at rest: Archimedes.
+        assert!(
+            (lift(&fleet) - 1000.0 * 9.81 * 0.25).abs() < 1e-3 * 2452.5,
+            "{}",
+            lift(&fleet)
+        );
+        assert_eq!(fleet.take_transition(1), Some(Transition::Entered));
+        assert_eq!(fleet.take_transition(1), None);
+        // A bigger mesh replaces the hull (one hull per body, no leak)...
+        fleet.set_mesh(1, Some(cube_mesh(2.0)));
+        fleet.step(&mut world, 1.0 / 60.0, read);
+        assert_eq!((world.body_count(), world.hull_count()), (1, 1));
+        // (A 2 m cube centred 0.25 m above the water: 0.75 m of draft.)
+        assert!(
+            (lift(&fleet) - 1000.0 * 9.81 * 4.0 * 0.75).abs() < 1e-3 * 29430.0,
+            "{}",
+            lift(&fleet)
+        );
+        // ... a parameter reaches the body ...
+        fleet.set_params(
+            1,
+            BodyParams {
+                buoyancy_model: 4,
+                ..still
+            },
+        );
+        fleet.step(&mut world, 1.0 / 60.0, read);
+        assert_eq!(
+            world
+                .body(fleet.entry(1).unwrap().member().unwrap().body)
+                .unwrap()
+                .desc()
+                .buoyancy,
+            keel::BuoyancyModel::None
+        );
+        assert!(lift(&fleet).abs() < 1e-9);
+        // ... and removal leaves nothing behind.
+        fleet.remove(&mut world, 1);
+        fleet.remove(&mut world, 2);
+        assert_eq!((world.body_count(), world.hull_count(), fleet.len()), (0, 0, 0));
+    }
+
+    #[test]
+    fn leaving_the_water_is_reported() {
+        let mut world = World::new(&WorldDesc::default()).unwrap();
+        let mut fleet = Fleet::<u32>::default();
+        fleet.set_mesh(7, Some(cube_mesh(1.0)));
+        for (y, expected) in [
+            (0.0, Some(Transition::Entered)),
+            (0.2, None),
+            (3.0, Some(Transition::Exited)),
+        ] {
+            fleet.step(&mut world, 1.0 / 60.0, |_| Some((at(y), mass(500.0))));
+            assert_eq!(fleet.take_transition(7), expected, "at y = {y}");
+        }
+        assert!(!fleet.entry(7).unwrap().is_wet());
+    }
+
+    #[test]
+    fn mass_noise_is_not_a_change() {
+        let a = MassProperties {
+            mass: 10.0,
+            inertia: DVec3::new(1.0, 2.0, 3.0),
+            inertia_rotation: glam::DQuat::from_rotation_y(0.3),
+        };
+        let noisy = MassProperties {
+            inertia: a.inertia * (1.0 + 1e-9),
+            inertia_rotation: glam::DQuat::from_rotation_y(0.3 + 1e-9),
+            ..a
+        };
+        assert!(!mass_changed(&a, &noisy));
+        assert!(mass_changed(&a, &MassProperties { mass: 11.0, ..a }));
+        assert!(mass_changed(
+            &a,
+            &MassProperties {
+                inertia_rotation: glam::DQuat::from_rotation_y(0.31),
+                ..a
+            }
+        ));
+    }
+
+    #[test]
+    fn transitions_fire_on_change_only() {
+        assert_eq!(transition(false, true), Some(Transition::Entered));
+        assert_eq!(transition(true, false), Some(Transition::Exited));
+        assert_eq!(transition(true, true), None);
+        assert_eq!(transition(false, false), None);
+    }
+}
