@@ -79,6 +79,12 @@ typedef struct KeelWorldDesc {
 // A world: water, hulls and bodies. 0 is never a valid handle.
 typedef uint64_t KeelWorld;
 
+// What a world holds (keel_world_get_counts).
+typedef struct KeelWorldCounts {
+  uint32_t hull_count;
+  uint32_t body_count;
+} KeelWorldCounts;
+
 // A vector in metres (or m/s, N, ...). Y is up.
 typedef struct KeelVec3 {
   float x;
@@ -171,6 +177,14 @@ typedef struct KeelHullInfo {
   uint32_t reoriented_count;
 } KeelHullInfo;
 
+// A unit quaternion rotating body-local vectors into world ones.
+typedef struct KeelQuat {
+  float x;
+  float y;
+  float z;
+  float w;
+} KeelQuat;
+
 // How buoyancy is computed: one of the KEEL_BUOYANCY_* values. A uint32_t rather than
 // a C enum so that a value from another language can be checked instead of trusted.
 typedef uint32_t KeelBuoyancyModel;
@@ -227,18 +241,19 @@ typedef struct KeelBodyDesc {
   // 0 = query every vertex; default 8 (81 queries, or one per vertex if fewer; error
   // about A (2 pi D / (8 L))^2 / 8 for a footprint D and a shortest wavelength L).
   uint32_t water_patch_cells;
+  // The host's principal moments of inertia about the centre of mass, kg m^2 (what
+  // the drag limiter needs to keep a torque from reversing a spin); all zero (the
+  // default) = the hull at uniform density and `mass`. Unity: Rigidbody.inertiaTensor;
+  // Godot: PhysicsDirectBodyState3D.get_principal_inertia_axes() with the inverse of
+  // inverse_inertia.
+  struct KeelVec3 inertia;
+  // The principal axes of `inertia` in body axes (the body-axes tensor is
+  // R diag(inertia) R^T): Unity's Rigidbody.inertiaTensorRotation. Default identity.
+  struct KeelQuat inertia_rotation;
 } KeelBodyDesc;
 
 // A body of a world. 0 is never a valid handle.
 typedef uint64_t KeelBody;
-
-// A unit quaternion rotating body-local vectors into world ones.
-typedef struct KeelQuat {
-  float x;
-  float y;
-  float z;
-  float w;
-} KeelQuat;
 
 // A rigid body's pose and motion, as the host's engine has it.
 typedef struct KeelBodyState {
@@ -344,6 +359,25 @@ enum KeelStatus keel_world_create(const struct KeelWorldDesc *desc, KeelWorld *o
 
 // Destroys a world with its hulls and bodies. Calls running on it finish first.
 enum KeelStatus keel_world_destroy(KeelWorld world);
+
+// How many hulls and bodies a world holds (leak checks, editor statistics).
+//
+// # Safety
+// `out_counts` is NULL or valid.
+enum KeelStatus keel_world_get_counts(KeelWorld world, struct KeelWorldCounts *out_counts);
+
+// How many worlds are alive in this process: what a host that reloads its code while
+// the native library stays loaded (Unity's editor never unloads a plugin) checks for
+// leaks.
+uint32_t keel_live_world_count(void);
+
+// Destroys every world of the process, with their hulls, bodies and water callbacks,
+// and returns how many there were. For editors about to unload the code that created
+// them (Unity before an assembly reload): no callback may then point into unloaded
+// code. Every handle issued before is dead afterwards. A world busy in a call on
+// another thread is destroyed once that call returns; called from inside a water
+// callback it destroys nothing and returns 0.
+uint32_t keel_destroy_all_worlds(void);
 
 // Sets the water animation time, seconds (finite).
 enum KeelStatus keel_world_set_time(KeelWorld world, double seconds);
@@ -480,6 +514,28 @@ enum KeelStatus keel_hull_create(KeelWorld world,
 // # Safety
 // `out_info` is NULL or valid.
 enum KeelStatus keel_hull_get_info(KeelWorld world, KeelHull hull, struct KeelHullInfo *out_info);
+
+// Creates a box hull of full extents `size` (m, each side > 0), centred on the body
+// origin, its faces along the body axes: 8 vertices and 12 triangles.
+//
+// # Safety
+// `out_hull` is NULL or valid.
+enum KeelStatus keel_hull_create_box(KeelWorld world, struct KeelVec3 size, KeelHull *out_hull);
+
+// The inertia of a body of this hull's shape at uniform density and `mass` (kg, > 0)
+// about the hull's centroid (KeelHullInfo.centroid): principal moments in ascending
+// order, kg m^2, and the rotation from the principal axes to body axes (the body-axes
+// tensor is R diag(moments) R^T). A solid if the hull is closed, a uniform shell if
+// open. For hosts whose rigid body needs an inertia (a C or C++ engine); it is also
+// what KeelBodyDesc.inertia means when left zero.
+//
+// # Safety
+// Pointers are NULL or valid.
+enum KeelStatus keel_hull_get_inertia(KeelWorld world,
+                                      KeelHull hull,
+                                      float mass,
+                                      struct KeelVec3 *out_principal,
+                                      struct KeelQuat *out_rotation);
 
 // Destroys a hull; fails with KEEL_ERROR_INVALID_ARGUMENT while a body uses it.
 enum KeelStatus keel_hull_destroy(KeelWorld world, KeelHull hull);

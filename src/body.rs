@@ -95,6 +95,16 @@ pub struct BodyDesc {
     pub residual_resistance: f64,
     /// Cells per side of Kerner's water patch; 0 = query the water at every vertex.
     pub water_patch_cells: u32,
+    /// The host's principal moments of inertia about the centre of mass, kg m^2; all
+    /// three zero (the default) = the hull's shape at uniform density and `mass`. Only
+    /// the drag limiter reads the inertia: a ballasted boat (a heavy keel, an engine
+    /// block) turns more slowly than its uniform twin, and the limiter must know how
+    /// much angular speed a torque can take away in one step.
+    pub inertia: DVec3,
+    /// The principal axes of `inertia`: the rotation from them to body axes, as Unity's
+    /// `Rigidbody.inertiaTensorRotation` (the body-axes tensor is
+    /// `R diag(inertia) R^T`). Normalised inside; must not be zero.
+    pub inertia_rotation: DQuat,
 }
 
 impl Default for BodyDesc {
@@ -122,6 +132,8 @@ impl Default for BodyDesc {
             added_mass_ratio: 0.0,
             residual_resistance: 0.002,
             water_patch_cells: DEFAULT_WATER_PATCH_CELLS,
+            inertia: DVec3::ZERO,
+            inertia_rotation: DQuat::IDENTITY,
         }
     }
 }
@@ -153,6 +165,10 @@ pub const DEFAULT_SLAMMING_MULTIPLIER: f64 = 3.0;
 /// about `A (2 pi D / (8 L))^2 / 8` (A the amplitude): 0.1 % of A when `D = L / 10`, 2 %
 /// when `D = L / 2`. Raise it for hulls as long as the shortest waves.
 pub const DEFAULT_WATER_PATCH_CELLS: u32 = 8;
+
+/// The largest principal moment of inertia a description may give, kg m^2: a 1e12 kg
+/// body (the largest mass) 1 km across.
+pub const MAX_INERTIA: f64 = 1e18;
 
 /// The most cells per side of a water patch.
 pub const MAX_WATER_PATCH_CELLS: u32 = 1024;
@@ -199,10 +215,34 @@ impl BodyDesc {
             non_negative_up_to(name, value, 1e12)?;
         }
         positive("reference_speed", self.reference_speed)?;
+        self.validate_inertia()?;
         if self.water_patch_cells > MAX_WATER_PATCH_CELLS {
             return Err(Error::argument(format!(
                 "water_patch_cells must be at most {MAX_WATER_PATCH_CELLS}, got {}",
                 self.water_patch_cells
+            )));
+        }
+        Ok(())
+    }
+
+    /// The host's inertia: unset (all zero), or three positive finite moments about
+    /// finite, non-zero principal axes.
+    fn validate_inertia(&self) -> Result<()> {
+        let q = self.inertia_rotation;
+        if !q.is_finite() || q.length_squared() < 1e-12 {
+            return Err(Error::argument(format!(
+                "inertia_rotation must be a finite, non-zero quaternion, got {q:?}"
+            )));
+        }
+        if self.inertia == DVec3::ZERO {
+            return Ok(());
+        }
+        let i = self.inertia;
+        if !(i.is_finite() && i.min_element() > 0.0 && i.max_element() <= MAX_INERTIA) {
+            return Err(Error::argument(format!(
+                "inertia must be all zero (the hull at uniform density) or three positive principal moments \
+                 up to {MAX_INERTIA:e} kg m^2, got ({}, {}, {})",
+                i.x, i.y, i.z
             )));
         }
         Ok(())
@@ -987,11 +1027,17 @@ impl Body {
         &self.hull
     }
 
-    /// Inertia tensor about the centre of mass, world axes, of a body of the hull's shape
-    /// and this body's mass (the host's true inertia is not known to keel).
+    /// Inertia tensor about the centre of mass, world axes: the host's principal moments
+    /// when `desc` gives them, else a body of the hull's shape at uniform density and
+    /// `desc.mass`.
     #[inline(always)]
-    fn inertia(&self, state: &BodyState, com: DVec3, mass: f64) -> DMat3 {
+    fn inertia(&self, desc: &BodyDesc, state: &BodyState, com: DVec3) -> DMat3 {
         let rotation = DMat3::from_quat(state.rotation);
+        if desc.inertia != DVec3::ZERO {
+            let axes = rotation * DMat3::from_quat(desc.inertia_rotation.normalize());
+            return axes * DMat3::from_diagonal(desc.inertia) * axes.transpose();
+        }
+        let mass = desc.mass;
         let centroid = rotation * self.hull.info.centroid;
         let d = com - centroid;
         let about_centroid = rotation * self.hull.unit_inertia * rotation.transpose();
@@ -1227,7 +1273,7 @@ impl Body {
         let rho = env.water_density;
         let rho_g = rho * env.gravity;
         // Inverted once: the end-of-step motion and both limiters use the inverse.
-        let inverse_inertia = self.inertia(&state, com, desc.mass).inverse();
+        let inverse_inertia = self.inertia(&desc, &state, com).inverse();
         let slam = SlammingParams {
             power: desc.slamming_power,
             max_acceleration: desc.slamming_max_acceleration,
@@ -2208,7 +2254,7 @@ fn step_in_lanes_here(
             wetted_moment: lane_vector(&one.area_moment, l),
             ..PassOne::default()
         };
-        inverse_inertias[l] = body.inertia(state, com, body.desc.mass).inverse();
+        inverse_inertias[l] = body.inertia(&body.desc, state, com).inverse();
         // Each body's step reads its own description and state where they are (no replay
         // copied per body, nor an array of replays: the body's kept replay is built at commit).
         let middle = after_pass_one(

@@ -151,6 +151,20 @@ impl<T> Slots<T> {
     pub fn len(&self) -> usize {
         self.live
     }
+
+    /// Removes and returns every live object; their ids stay dead.
+    pub fn take_all(&mut self) -> Vec<T> {
+        let mut taken = Vec::with_capacity(self.live);
+        for (index, entry) in self.entries.iter_mut().enumerate() {
+            if let Some(value) = entry.value.take() {
+                entry.generation = 0;
+                self.free.push(index as u32);
+                taken.push(value);
+            }
+        }
+        self.live = 0;
+        taken
+    }
 }
 
 #[cfg(test)]
@@ -183,6 +197,21 @@ mod tests {
         let b = second.insert('b').unwrap();
         assert!(second.get(a).is_none());
         assert!(first.get(b).is_none());
+    }
+
+    #[test]
+    fn taking_all_kills_every_id_and_frees_every_slot() {
+        let mut slots = Slots::new(HandleKind::Body);
+        let ids: Vec<u64> = (0..5).map(|i| slots.insert(i).unwrap()).collect();
+        slots.remove(ids[2]);
+        let mut taken = slots.take_all();
+        taken.sort();
+        assert_eq!(taken, [0, 1, 3, 4]);
+        assert_eq!(slots.len(), 0);
+        assert!(ids.iter().all(|&id| slots.get(id).is_none()));
+        let again = slots.insert(9).unwrap();
+        assert!(!ids.contains(&again));
+        assert_eq!(slots.len(), 1);
     }
 
     #[test]

@@ -37,6 +37,8 @@ pub mod forces;
 mod handle;
 /// cbindgen:ignore
 pub mod hull;
+/// cbindgen:ignore
+pub mod inertia;
 
 mod lanes;
 /// cbindgen:ignore

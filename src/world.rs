@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-use glam::DVec3;
+use glam::{DQuat, DVec3, Vec3};
 use rayon::prelude::*;
 
 use crate::body::{
@@ -431,9 +431,45 @@ impl World {
         })
     }
 
+    /// A box of full extents `size` (m, each side positive and finite), centred on the
+    /// body origin: 8 vertices, 12 triangles. The ready-made hull of crates, rafts and
+    /// barges.
+    pub fn create_box_hull(&mut self, size: Vec3) -> Result<HullId> {
+        if !(size.is_finite() && size.min_element() > 0.0) {
+            return Err(Error::argument(format!(
+                "size must have three positive, finite sides, got ({}, {}, {})",
+                size.x, size.y, size.z
+            )));
+        }
+        let (vertices, indices) = crate::hull::box_mesh(size);
+        self.create_hull(&HullDesc {
+            vertices: &vertices,
+            indices: &indices,
+            flip_winding: false,
+        })
+    }
+
     /// Facts about a hull.
     pub fn hull_info(&self, id: HullId) -> Result<HullInfo> {
         Ok(*self.hull_entry(id)?.hull.info())
+    }
+
+    /// A hull of this world, shared (its data never change).
+    pub fn hull(&self, id: HullId) -> Result<Arc<Hull>> {
+        Ok(Arc::clone(&self.hull_entry(id)?.hull))
+    }
+
+    /// The principal moments of inertia (kg m^2, ascending) of a body of this hull's
+    /// shape, uniform density and `mass` (a solid if the hull encloses a volume, else a
+    /// uniform shell) about its centroid, and the rotation from the principal axes to
+    /// body axes: what a host without its own inertia gives its rigid body, and what
+    /// `BodyDesc::inertia` defaults to.
+    pub fn hull_inertia(&self, id: HullId, mass: f64) -> Result<(DVec3, DQuat)> {
+        positive_up_to("mass", mass, crate::body::MAX_MASS)?;
+        let hull = &self.hull_entry(id)?.hull;
+        let (moments, axes) = crate::inertia::principal_axes(hull.unit_inertia() * mass);
+        // A flat sheet's smallest moment is zero, and may round below it.
+        Ok((moments.max(DVec3::ZERO), axes))
     }
 
     /// Destroys a hull that no body uses.

@@ -47,8 +47,8 @@ use keel::ffi::{
     KEEL_FORCE_LUMPED_RESISTANCE, KEEL_FORCE_PRESSURE_DRAG, KEEL_FORCE_SLAMMING, KEEL_FORCE_VISCOUS, KeelBody,
     KeelBodyDesc, KeelBodyForces, KeelBodyState, KeelGerstnerWave, KeelHull, KeelHullDesc, KeelHullInfo,
     KeelPerlinWaterDesc, KeelQuat, KeelSpectrum, KeelStatus, KeelTriangleForce, KeelVec3, KeelWaterQuery, KeelWorld,
-    KeelWorldDesc, keel_abi_version, keel_body_desc_default, keel_last_error_message, keel_perlin_water_desc_default,
-    keel_version_string, keel_world_desc_default,
+    KeelWorldCounts, KeelWorldDesc, keel_abi_version, keel_body_desc_default, keel_last_error_message,
+    keel_perlin_water_desc_default, keel_version_string, keel_world_desc_default,
 };
 
 // ---------------------------------------------------------------------------------------
@@ -64,8 +64,8 @@ macro_rules! status_functions {
 
             use keel::ffi::{
                 KeelBody, KeelBodyDesc, KeelBodyForces, KeelBodyState, KeelGerstnerWave, KeelHull, KeelHullDesc,
-                KeelHullInfo, KeelPerlinWaterDesc, KeelSpectrum, KeelTriangleForce, KeelVec3, KeelWaterQuery,
-                KeelWorld, KeelWorldDesc,
+                KeelHullInfo, KeelPerlinWaterDesc, KeelQuat, KeelSpectrum, KeelTriangleForce, KeelVec3, KeelWaterQuery,
+                KeelWorld, KeelWorldCounts, KeelWorldDesc,
             };
             unsafe extern "C" {
                 $(pub fn $name($($arg: $ty),*) -> u32;)*
@@ -78,6 +78,7 @@ macro_rules! status_functions {
 status_functions! {
     keel_world_create(desc: *const KeelWorldDesc, out_world: *mut KeelWorld);
     keel_world_destroy(world: KeelWorld);
+    keel_world_get_counts(world: KeelWorld, out_counts: *mut KeelWorldCounts);
     keel_world_set_time(world: KeelWorld, seconds: f64);
     keel_world_set_wind(world: KeelWorld, velocity: KeelVec3);
     keel_world_set_current(world: KeelWorld, velocity: KeelVec3);
@@ -122,6 +123,14 @@ status_functions! {
     );
     keel_hull_create(world: KeelWorld, desc: *const KeelHullDesc, out_hull: *mut KeelHull);
     keel_hull_get_info(world: KeelWorld, hull: KeelHull, out_info: *mut KeelHullInfo);
+    keel_hull_create_box(world: KeelWorld, size: KeelVec3, out_hull: *mut KeelHull);
+    keel_hull_get_inertia(
+        world: KeelWorld,
+        hull: KeelHull,
+        mass: f32,
+        out_principal: *mut KeelVec3,
+        out_rotation: *mut KeelQuat,
+    );
     keel_hull_destroy(world: KeelWorld, hull: KeelHull);
     keel_body_create(world: KeelWorld, desc: *const KeelBodyDesc, out_body: *mut KeelBody);
     keel_body_set_desc(world: KeelWorld, body: KeelBody, desc: *const KeelBodyDesc);
@@ -1314,6 +1323,18 @@ fn body_desc_bad(d: &KeelBodyDesc) -> Bad {
     bad.add(d.added_mass_ratio < 0.0, "added_mass_ratio is negative");
     bad.add(d.residual_resistance < 0.0, "residual_resistance is negative");
     bad.add(d.water_patch_cells > 1024, "water_patch_cells is above 1024");
+    let i = d.inertia;
+    let unset = i.x == 0.0 && i.y == 0.0 && i.z == 0.0;
+    bad.add(
+        !unset && ![i.x, i.y, i.z].iter().all(|&m| m > 0.0 && m as f64 <= 1e18),
+        "inertia is neither all zero nor three positive finite moments up to 1e18",
+    );
+    let q = d.inertia_rotation;
+    let q_length = (q.x as f64).powi(2) + (q.y as f64).powi(2) + (q.z as f64).powi(2) + (q.w as f64).powi(2);
+    bad.add(
+        !(q_length >= 1e-12 && q_length.is_finite()),
+        "inertia_rotation is zero or not finite",
+    );
     bad
 }
 
@@ -2037,8 +2058,53 @@ impl Fuzzer {
         }
         let changes = if base.is_some() { 1 + r.below(2) } else { r.below(4) };
         for _ in 0..changes {
-            match r.below(7) {
+            match r.below(8) {
                 0 => d.mass = r.num(1.0, 20000.0, 0.25, extreme),
+                6 => {
+                    // The host's inertia: unset, plausible, or garbage.
+                    d.inertia = match r.below(4) {
+                        0 => v3(0.0, 0.0, 0.0),
+                        1 | 2 => v3(
+                            r.num(0.01, 1e5, 0.25, extreme),
+                            r.num(0.01, 1e5, 0.25, extreme),
+                            r.num(0.01, 1e5, 0.25, extreme),
+                        ),
+                        _ => {
+                            *extreme = true;
+                            v3(r.weird_f32(), 0.0, r.pick(&[1e20, 5.0, -1.0]))
+                        }
+                    };
+                    let (x, y, z, w) = (
+                        r.range(-1.0, 1.0),
+                        r.range(-1.0, 1.0),
+                        r.range(-1.0, 1.0),
+                        r.range(-1.0, 1.0),
+                    );
+                    d.inertia_rotation = if r.chance(0.9) {
+                        KeelQuat { x, y, z, w }
+                    } else {
+                        r.pick(&[
+                            KeelQuat {
+                                x: 0.0,
+                                y: 0.0,
+                                z: 0.0,
+                                w: 0.0,
+                            },
+                            KeelQuat {
+                                x: f32::NAN,
+                                y: 0.0,
+                                z: 0.0,
+                                w: 1.0,
+                            },
+                            KeelQuat {
+                                x: 0.0,
+                                y: f32::INFINITY,
+                                z: 0.0,
+                                w: 1.0,
+                            },
+                        ])
+                    };
+                }
                 1 => {
                     d.buoyancy = if r.chance(0.8) {
                         r.below(5) as u32
@@ -2371,6 +2437,9 @@ impl Fuzzer {
             895..=912 => self.op_water_heightfield(),
             913..=932 => self.op_water_callback(),
             933..=947 => self.op_water_spectrum(),
+            948..=957 => self.op_hull_box(),
+            958..=967 => self.op_hull_inertia(),
+            968..=975 => self.op_world_counts(),
             _ => self.op_body_step(),
         }
     }
@@ -3371,6 +3440,156 @@ impl Fuzzer {
             self.finding("wrote past the stated count", "keel_hull_get_info", inputs, call());
         }
         Some(info)
+    }
+
+    fn op_hull_box(&mut self) {
+        let (wi, w, mut bad) = self.pick_world(0.05);
+        if let Some(i) = wi
+            && self.worlds[i].hulls.len() >= MAX_HULLS
+        {
+            return self.op_hull_destroy();
+        }
+        let mut extreme = false;
+        let r = &mut self.rng;
+        let size = v3(
+            r.num(0.05, 20.0, 0.05, &mut extreme),
+            r.num(0.05, 20.0, 0.05, &mut extreme),
+            r.num(0.05, 20.0, 0.05, &mut extreme),
+        );
+        let omode = self.mode(0.05);
+        bad.add(omode != Ptr::Valid, "out_hull is NULL or misaligned");
+        bad.add(
+            ![size.x, size.y, size.z].iter().all(|&s| s.is_finite() && s > 0.0),
+            "a side is not finite and > 0",
+        );
+        let fill = self.fill();
+        let mut out = Out::<u64>::new(1, omode, fill);
+        self.enter("keel_hull_create_box");
+        let st = unsafe { raw::keel_hull_create_box(w, size, out.ptr()) };
+        let inputs = self.inputs(wi, bit(extreme, X_MESH));
+        let context = self.context(wi);
+        let call = || format!("{context}, size {size:?}, out_hull {omode:?}");
+        // A box too small or too big for f32 may be refused as a mesh: not a must.
+        self.check("keel_hull_create_box", st, bad, false, inputs, &call);
+        if st != OK {
+            if !out.untouched() {
+                self.finding("output written on failure", "keel_hull_create_box", inputs, call());
+            }
+            return;
+        }
+        let Some(i) = wi.filter(|_| omode == Ptr::Valid) else {
+            return;
+        };
+        let handle = out.get(0);
+        let exact = self.exact(wi);
+        if let Some(info) = self.hull_info_of(w, handle, exact, inputs, &call) {
+            let volume = size.x as f64 * size.y as f64 * size.z as f64;
+            if !extreme
+                && (!info.is_closed || info.triangle_count != 12 || (info.volume as f64 - volume).abs() > 1e-4 * volume)
+            {
+                self.finding(
+                    "a box hull is not a closed 12-triangle box of the size asked",
+                    "keel_hull_create_box",
+                    inputs,
+                    format!("{}\n  info {info:?}", call()),
+                );
+            }
+        }
+        self.worlds[i].hulls.push(HullM {
+            handle,
+            closed: true,
+            users: 0,
+            extreme,
+        });
+        if let Some(pool) = self.pool.clone().filter(|_| !exact) {
+            pool_push(&pool.hulls, (w, handle), &mut self.rng);
+        }
+    }
+
+    fn op_hull_inertia(&mut self) {
+        let (wi, w, mut bad) = self.pick_world(0.05);
+        let (hi, h, hbad) = self.pick_hull(wi, 0.2);
+        bad.merge(hbad);
+        let mut extreme = false;
+        let mass = self.rng.num(0.1, 1e5, 0.05, &mut extreme);
+        let pmode = self.mode(0.05);
+        let rmode = self.mode(0.05);
+        bad.add(pmode != Ptr::Valid, "out_principal is NULL or misaligned");
+        bad.add(rmode != Ptr::Valid, "out_rotation is NULL or misaligned");
+        bad.add(
+            !(mass.is_finite() && mass > 0.0 && mass as f64 <= 1e12),
+            "mass is not in (0, 1e12]",
+        );
+        let fill = self.fill();
+        let mut principal = Out::<KeelVec3>::new(1, pmode, fill);
+        let mut rotation = Out::<KeelQuat>::new(1, rmode, fill);
+        self.enter("keel_hull_get_inertia");
+        let st = unsafe { raw::keel_hull_get_inertia(w, h, mass, principal.ptr(), rotation.ptr()) };
+        let hull_extreme = match (wi, hi) {
+            (Some(i), Some(j)) => self.worlds[i].hulls[j].extreme,
+            _ => false,
+        };
+        let inputs = self.inputs(wi, bit(hull_extreme || extreme, X_MESH));
+        let context = self.context(wi);
+        let call = || format!("{context}, hull {h:#x}, mass {mass}, outputs {pmode:?} {rmode:?}");
+        let must = self.exact(wi) && hi.is_some() && !extreme && pmode == Ptr::Valid && rmode == Ptr::Valid;
+        self.check("keel_hull_get_inertia", st, bad, must, inputs, &call);
+        if st != OK {
+            if !principal.untouched() || !rotation.untouched() {
+                self.finding("output written on failure", "keel_hull_get_inertia", inputs, call());
+            }
+        } else if pmode == Ptr::Valid && rmode == Ptr::Valid {
+            let (p, q) = (principal.get(0), rotation.get(0));
+            let finite = [p.x, p.y, p.z, q.x, q.y, q.z, q.w].iter().all(|v| v.is_finite());
+            if !(finite && p.x <= p.y && p.y <= p.z && p.x >= 0.0) {
+                self.finding(
+                    "inertia not finite, negative or not ascending",
+                    "keel_hull_get_inertia",
+                    inputs,
+                    format!("{}\n  principal {p:?}, rotation {q:?}", call()),
+                );
+            }
+        }
+    }
+
+    fn op_world_counts(&mut self) {
+        let (wi, w, mut bad) = self.pick_world(0.1);
+        let mode = self.mode(0.06);
+        bad.add(mode != Ptr::Valid, "out_counts is NULL or misaligned");
+        let fill = self.fill();
+        let mut out = Out::<KeelWorldCounts>::new(1, mode, fill);
+        self.enter("keel_world_get_counts");
+        let st = unsafe { raw::keel_world_get_counts(w, out.ptr()) };
+        let inputs = self.inputs(wi, 0);
+        let context = self.context(wi);
+        let call = || format!("{context}, out_counts {mode:?}");
+        let exact = self.exact(wi);
+        self.check(
+            "keel_world_get_counts",
+            st,
+            bad,
+            exact && mode == Ptr::Valid,
+            inputs,
+            &call,
+        );
+        if st != OK {
+            if !out.untouched() {
+                self.finding("output written on failure", "keel_world_get_counts", inputs, call());
+            }
+            return;
+        }
+        if let Some(i) = wi.filter(|_| exact && mode == Ptr::Valid) {
+            let counts = out.get(0);
+            let known = (self.worlds[i].hulls.len() as u32, self.worlds[i].bodies.len() as u32);
+            if (counts.hull_count, counts.body_count) != known {
+                self.finding(
+                    "world counts differ from the hulls and bodies made",
+                    "keel_world_get_counts",
+                    inputs,
+                    format!("{}\n  counts {counts:?}, known {known:?}", call()),
+                );
+            }
+        }
     }
 
     fn op_hull_info(&mut self) {

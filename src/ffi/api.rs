@@ -7,7 +7,8 @@ use glam::{DVec2, DVec3};
 
 use super::callback::CallbackWater;
 use super::guard::{
-    call, optional_slice_mut, output, read, register, slice, slice_mut, unregister, with_last_error, with_world,
+    call, live_world_count, optional_slice_mut, output, read, register, slice, slice_mut, unregister, unregister_all,
+    with_last_error, with_world,
 };
 use super::types::*;
 use crate::body::{BodyDesc, BodyState};
@@ -87,6 +88,48 @@ pub unsafe extern "C" fn keel_world_create(desc: *const KeelWorldDesc, out_world
 #[unsafe(no_mangle)]
 pub extern "C" fn keel_world_destroy(world: KeelWorld) -> KeelStatus {
     call("keel_world_destroy", || unregister(world))
+}
+
+/// How many hulls and bodies a world holds (leak checks, editor statistics).
+///
+/// # Safety
+/// `out_counts` is NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_world_get_counts(world: KeelWorld, out_counts: *mut KeelWorldCounts) -> KeelStatus {
+    call("keel_world_get_counts", || {
+        let out = unsafe { output(out_counts, "out_counts") }?;
+        *out = with_world(world, |w| {
+            Ok(KeelWorldCounts {
+                hull_count: w.hull_count() as u32,
+                body_count: w.body_count() as u32,
+            })
+        })?;
+        Ok(())
+    })
+}
+
+/// How many worlds are alive in this process: what a host that reloads its code while
+/// the native library stays loaded (Unity's editor never unloads a plugin) checks for
+/// leaks.
+#[unsafe(no_mangle)]
+pub extern "C" fn keel_live_world_count() -> u32 {
+    live_world_count()
+}
+
+/// Destroys every world of the process, with their hulls, bodies and water callbacks,
+/// and returns how many there were. For editors about to unload the code that created
+/// them (Unity before an assembly reload): no callback may then point into unloaded
+/// code. Every handle issued before is dead afterwards. A world busy in a call on
+/// another thread is destroyed once that call returns; called from inside a water
+/// callback it destroys nothing and returns 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn keel_destroy_all_worlds() -> u32 {
+    let mut destroyed = 0;
+    let _ = call("keel_destroy_all_worlds", || {
+        destroyed = unregister_all()?;
+        Ok(())
+    });
+    destroyed
 }
 
 /// Sets the water animation time, seconds (finite).
@@ -463,6 +506,47 @@ pub unsafe extern "C" fn keel_hull_get_info(
         let out = unsafe { output(out_info, "out_info") }?;
         let info = with_world(world, |w| w.hull_info(HullId(hull)))?;
         *out = KeelHullInfo::from(&info);
+        Ok(())
+    })
+}
+
+/// Creates a box hull of full extents `size` (m, each side > 0), centred on the body
+/// origin, its faces along the body axes: 8 vertices and 12 triangles.
+///
+/// # Safety
+/// `out_hull` is NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_hull_create_box(world: KeelWorld, size: KeelVec3, out_hull: *mut KeelHull) -> KeelStatus {
+    call("keel_hull_create_box", || {
+        let out = unsafe { output(out_hull, "out_hull") }?;
+        *out = with_world(world, |w| w.create_box_hull(size.to_vec3()))?.0;
+        Ok(())
+    })
+}
+
+/// The inertia of a body of this hull's shape at uniform density and `mass` (kg, > 0)
+/// about the hull's centroid (KeelHullInfo.centroid): principal moments in ascending
+/// order, kg m^2, and the rotation from the principal axes to body axes (the body-axes
+/// tensor is R diag(moments) R^T). A solid if the hull is closed, a uniform shell if
+/// open. For hosts whose rigid body needs an inertia (a C or C++ engine); it is also
+/// what KeelBodyDesc.inertia means when left zero.
+///
+/// # Safety
+/// Pointers are NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_hull_get_inertia(
+    world: KeelWorld,
+    hull: KeelHull,
+    mass: f32,
+    out_principal: *mut KeelVec3,
+    out_rotation: *mut KeelQuat,
+) -> KeelStatus {
+    call("keel_hull_get_inertia", || {
+        let principal = unsafe { output(out_principal, "out_principal") }?;
+        let rotation = unsafe { output(out_rotation, "out_rotation") }?;
+        let (moments, axes) = with_world(world, |w| w.hull_inertia(HullId(hull), mass as f64))?;
+        *principal = moments.into();
+        *rotation = axes.into();
         Ok(())
     })
 }

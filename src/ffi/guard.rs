@@ -113,6 +113,26 @@ pub(crate) fn unregister(handle: u64) -> Result<()> {
     Ok(())
 }
 
+/// Unregisters every world and drops each once no call is using it. Refused from inside
+/// a call on a world (a water callback), which would wait for itself.
+pub(crate) fn unregister_all() -> Result<u32> {
+    if HELD.with(|h| !h.borrow().is_empty()) {
+        return Err(Error::argument(
+            "called from inside a call on a world (a water callback): nothing was destroyed",
+        ));
+    }
+    let cells = worlds().take_all();
+    let count = cells.len() as u32;
+    for cell in cells {
+        drop(cell.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+    Ok(count)
+}
+
+pub(crate) fn live_world_count() -> u32 {
+    worlds().len() as u32
+}
+
 fn unknown_world(handle: u64) -> Error {
     Error::handle(format!(
         "world {handle:#x} is not a live world (destroyed or never created)"

@@ -81,6 +81,23 @@ impl KeelVec3 {
     }
 }
 
+impl KeelQuat {
+    pub(crate) fn to_dquat(self) -> DQuat {
+        DQuat::from_xyzw(self.x as f64, self.y as f64, self.z as f64, self.w as f64)
+    }
+}
+
+impl From<DQuat> for KeelQuat {
+    fn from(q: DQuat) -> Self {
+        Self {
+            x: q.x as f32,
+            y: q.y as f32,
+            z: q.z as f32,
+            w: q.w as f32,
+        }
+    }
+}
+
 impl From<DVec3> for KeelVec3 {
     fn from(v: DVec3) -> Self {
         Self {
@@ -89,6 +106,14 @@ impl From<DVec3> for KeelVec3 {
             z: v.z as f32,
         }
     }
+}
+
+/// What a world holds (keel_world_get_counts).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct KeelWorldCounts {
+    pub hull_count: u32,
+    pub body_count: u32,
 }
 
 /// Constants of a world. Fill with keel_world_desc_default, then change what you need.
@@ -310,6 +335,15 @@ pub struct KeelBodyDesc {
     /// 0 = query every vertex; default 8 (81 queries, or one per vertex if fewer; error
     /// about A (2 pi D / (8 L))^2 / 8 for a footprint D and a shortest wavelength L).
     pub water_patch_cells: u32,
+    /// The host's principal moments of inertia about the centre of mass, kg m^2 (what
+    /// the drag limiter needs to keep a torque from reversing a spin); all zero (the
+    /// default) = the hull at uniform density and `mass`. Unity: Rigidbody.inertiaTensor;
+    /// Godot: PhysicsDirectBodyState3D.get_principal_inertia_axes() with the inverse of
+    /// inverse_inertia.
+    pub inertia: KeelVec3,
+    /// The principal axes of `inertia` in body axes (the body-axes tensor is
+    /// R diag(inertia) R^T): Unity's Rigidbody.inertiaTensorRotation. Default identity.
+    pub inertia_rotation: KeelQuat,
 }
 
 impl KeelBodyDesc {
@@ -349,6 +383,8 @@ impl KeelBodyDesc {
             added_mass_ratio: self.added_mass_ratio as f64,
             residual_resistance: self.residual_resistance as f64,
             water_patch_cells: self.water_patch_cells,
+            inertia: self.inertia.to_dvec3(),
+            inertia_rotation: self.inertia_rotation.to_dquat(),
         })
     }
 }
@@ -384,6 +420,8 @@ impl From<&BodyDesc> for KeelBodyDesc {
             added_mass_ratio: d.added_mass_ratio as f32,
             residual_resistance: d.residual_resistance as f32,
             water_patch_cells: d.water_patch_cells,
+            inertia: d.inertia.into(),
+            inertia_rotation: d.inertia_rotation.into(),
         }
     }
 }
@@ -406,10 +444,9 @@ pub struct KeelBodyState {
 
 impl From<&KeelBodyState> for BodyState {
     fn from(s: &KeelBodyState) -> Self {
-        let q = s.rotation;
         Self {
             position: s.position.to_dvec3(),
-            rotation: DQuat::from_xyzw(q.x as f64, q.y as f64, q.z as f64, q.w as f64),
+            rotation: s.rotation.to_dquat(),
             linear_velocity: s.linear_velocity.to_dvec3(),
             angular_velocity: s.angular_velocity.to_dvec3(),
             center_of_mass: s.center_of_mass.to_dvec3(),

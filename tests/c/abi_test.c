@@ -1774,6 +1774,83 @@ static void test_perlin_far_inputs(void) {
 
 /* ------------------------------------------------------------------------------------ */
 
+/* The ready-made box, its inertia for a mass, and the world's counts. */
+static void test_box_inertia_and_counts(void) {
+  KeelWorld w = new_world(1);
+  KeelWorldCounts counts;
+  CHECK_OK(keel_world_get_counts(w, &counts));
+  CHECK(counts.hull_count == 0 && counts.body_count == 0);
+
+  KeelHull box = 0;
+  CHECK_OK(keel_hull_create_box(w, vec3(2.0f, 1.0f, 4.0f), &box));
+  KeelHullInfo info;
+  CHECK_OK(keel_hull_get_info(w, box, &info));
+  CHECK(info.is_closed && info.triangle_count == 12);
+  CHECK(near_rel(info.volume, 8.0, 1e-6));
+  KeelHull untouched = 7;
+  CHECK_STATUS(keel_hull_create_box(w, vec3(1.0f, 0.0f, 1.0f), &untouched), KEEL_ERROR_INVALID_ARGUMENT);
+  CHECK(untouched == 7 && last_error_mentions("size"));
+  CHECK_STATUS(keel_hull_create_box(w, vec3(1.0f, 1.0f, 1.0f), NULL), KEEL_ERROR_NULL_POINTER);
+
+  /* A solid 2 x 1 x 4 box of 600 kg: m (b^2 + c^2) / 12 about each axis, ascending. */
+  KeelVec3 moments;
+  KeelQuat axes;
+  CHECK_OK(keel_hull_get_inertia(w, box, 600.0f, &moments, &axes));
+  CHECK(near_rel(moments.x, 50.0 * (4.0 + 1.0), 1e-5)); /* about z: 2^2 + 1^2 */
+  CHECK(near_rel(moments.y, 50.0 * (1.0 + 16.0), 1e-5)); /* about x: 1^2 + 4^2 */
+  CHECK(near_rel(moments.z, 50.0 * (4.0 + 16.0), 1e-5)); /* about y: 2^2 + 4^2 */
+  CHECK(near_abs(axes.x * axes.x + axes.y * axes.y + axes.z * axes.z + axes.w * axes.w, 1.0, 1e-5));
+  KeelVec3 kept = vec3(9.0f, 9.0f, 9.0f);
+  CHECK_STATUS(keel_hull_get_inertia(w, box, -1.0f, &kept, &axes), KEEL_ERROR_INVALID_ARGUMENT);
+  CHECK(kept.x == 9.0f && last_error_mentions("mass"));
+  CHECK_STATUS(keel_hull_get_inertia(w, box + 1, 1.0f, &kept, &axes), KEEL_ERROR_INVALID_HANDLE);
+
+  /* The host's inertia in a body description: given back, and refused when not physical. */
+  KeelBodyDesc bd;
+  keel_body_desc_default(&bd);
+  CHECK(bd.inertia.x == 0.0f && bd.inertia.y == 0.0f && bd.inertia.z == 0.0f);
+  CHECK(bd.inertia_rotation.w == 1.0f && bd.inertia_rotation.x == 0.0f);
+  bd.hull = box;
+  bd.mass = 600.0f;
+  bd.inertia = moments;
+  bd.inertia_rotation = axes;
+  KeelBody body = 0;
+  CHECK_OK(keel_body_create(w, &bd, &body));
+  KeelBodyDesc back;
+  CHECK_OK(keel_body_get_desc(w, body, &back));
+  CHECK(back.inertia.y == moments.y && back.inertia_rotation.w == axes.w);
+  bd.inertia = vec3(1.0f, -1.0f, 1.0f);
+  CHECK_STATUS(keel_body_set_desc(w, body, &bd), KEEL_ERROR_INVALID_ARGUMENT);
+  CHECK(last_error_mentions("inertia"));
+
+  CHECK_OK(keel_world_get_counts(w, &counts));
+  CHECK(counts.hull_count == 1 && counts.body_count == 1);
+  KeelWorldCounts sentinel;
+  fill_bytes(&sentinel, sizeof sentinel);
+  CHECK_STATUS(keel_world_get_counts(w + 1, &sentinel), KEEL_ERROR_INVALID_HANDLE);
+  CHECK(all_bytes_are_sentinel(&sentinel, sizeof sentinel));
+  CHECK_STATUS(keel_world_get_counts(w, NULL), KEEL_ERROR_NULL_POINTER);
+  CHECK_OK(keel_world_destroy(w));
+}
+
+/* Last: an editor about to unload its code destroys every world at once. */
+static void test_destroy_all_worlds(void) {
+  uint32_t before = keel_live_world_count();
+  KeelWorld a = new_world(1);
+  KeelWorld b = new_world(2);
+  KeelHull h = new_cube_hull(b);
+  (void)new_body(b, h);
+  CHECK(keel_live_world_count() == before + 2);
+  CHECK(keel_destroy_all_worlds() == before + 2);
+  CHECK(keel_live_world_count() == 0);
+  CHECK_STATUS(keel_world_set_time(a, 1.0), KEEL_ERROR_INVALID_HANDLE);
+  CHECK_STATUS(keel_hull_destroy(b, h), KEEL_ERROR_INVALID_HANDLE);
+  CHECK(keel_destroy_all_worlds() == 0);
+  KeelWorld c = new_world(1); /* the library stays usable */
+  CHECK(c != a && c != b && keel_live_world_count() == 1);
+  CHECK_OK(keel_world_destroy(c));
+}
+
 int main(void) {
   printf("keel C ABI test: library %s, ABI %u.%u\n", keel_version_string(),
          (unsigned)(keel_abi_version() >> 16), (unsigned)(keel_abi_version() & 0xFFFF));
@@ -1790,6 +1867,8 @@ int main(void) {
   test_thread_counts();
   test_concurrent_calls();
   test_perlin_far_inputs();
+  test_box_inertia_and_counts();
+  test_destroy_all_worlds();
   printf("%d passed, %d failed\n", g_checks - g_failures, g_failures);
   return g_failures == 0 ? 0 : 1;
 }
