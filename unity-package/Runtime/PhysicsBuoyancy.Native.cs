@@ -1,0 +1,269 @@
+// PhysicsBuoyancy's native side: the hull and body handles, the description built from
+// the inspector fields, one step, and applying its result to the Rigidbody.
+// SPDX-License-Identifier: MIT OR Apache-2.0
+using System;
+using Keel.Native;
+using UnityEngine;
+
+namespace Keel
+{
+    public sealed unsafe partial class PhysicsBuoyancy
+    {
+        private Rigidbody m_Rigidbody;
+        internal BuoyancyManager m_Manager;
+        private ulong m_World, m_Hull, m_Body;
+        private int m_Generation;
+        private bool m_Failed, m_StepErrorLogged, m_DescDirty = true;
+        private KeelBodyForces m_Forces;
+        private float m_DescMass;
+        private Vector3 m_DescInertia;
+        private Quaternion m_DescInertiaRotation;
+        private KeelTriangleForce[] m_TriangleForces = new KeelTriangleForce[64];
+
+        /// <summary>The KEEL_FORCE_* bits of the toggles.</summary>
+        public uint ForceBits
+        {
+            get
+            {
+                uint bits = 0;
+                if (viscousResistance) bits |= KeelNative.KEEL_FORCE_VISCOUS;
+                if (pressureDrag) bits |= KeelNative.KEEL_FORCE_PRESSURE_DRAG;
+                if (slammingForce) bits |= KeelNative.KEEL_FORCE_SLAMMING;
+                if (airResistance) bits |= KeelNative.KEEL_FORCE_AIR;
+                if (damping) bits |= KeelNative.KEEL_FORCE_DAMPING;
+                return bits;
+            }
+        }
+
+        /// <summary>The native description these fields and the Rigidbody make.</summary>
+        public KeelBodyDesc BuildDesc()
+        {
+            var d = new KeelBodyDesc();
+            KeelNative.keel_body_desc_default(ref d);
+            d.hull = m_Hull;
+            d.mass = m_Rigidbody.mass;
+            d.buoyancy = (uint)buoyancyMode;
+            d.vertical_buoyancy_only = verticalBuoyancyOnly;
+            d.forces = ForceBits;
+            d.hull_length = hullLength;
+            d.pressure_drag_linear = C_PD1;
+            d.pressure_drag_quadratic = C_PD2;
+            d.suction_drag_linear = C_SD1;
+            d.suction_drag_quadratic = C_SD2;
+            d.pressure_falloff = f_P;
+            d.suction_falloff = f_S;
+            d.reference_speed = referenceSpeed;
+            d.slamming_power = slammingPower;
+            d.slamming_max_acceleration = maxAcceleration;
+            d.slamming_multiplier = slammingMultiplier;
+            d.air_drag_coefficient = C_air;
+            d.linear_damping = linearDamping;
+            d.angular_damping = angularDamping;
+            d.added_mass_ratio = addedMassRatio;
+            d.water_patch_cells = (uint)Mathf.Max(0, waterPatchCells);
+            // The Rigidbody's own inertia, so the engine's angular response (slamming's
+            // stopping force, damping) matches what Unity will integrate.
+            d.inertia = m_Rigidbody.inertiaTensor.ToKeel();
+            d.inertia_rotation = m_Rigidbody.inertiaTensorRotation.ToKeel();
+            return d;
+        }
+
+        /// <summary>Logs one clear error naming the object; the body then gets no force.</summary>
+        private void Fail(string reason)
+        {
+            if (!m_Failed) Debug.LogError("Keel PhysicsBuoyancy on '" + name + "': " + reason + " The body gets no buoyancy.", this);
+            m_Failed = true;
+        }
+
+        /// <summary>Forget a refused mesh (after fixing it) so that the next step tries again.</summary>
+        public void ResetFailure() { m_Failed = false; m_StepErrorLogged = false; }
+
+        private bool EnsureBody()
+        {
+            if (m_Failed) return false;
+            if (m_Generation != KeelRuntime.Generation) { m_World = m_Hull = m_Body = 0; }
+            if (m_Body != 0)
+            {
+                if (m_DescDirty || m_Rigidbody.mass != m_DescMass || m_Rigidbody.inertiaTensor != m_DescInertia
+                    || m_Rigidbody.inertiaTensorRotation != m_DescInertiaRotation)
+                    SetDesc();
+                return true;
+            }
+            m_World = KeelRuntime.GetWorld(rhoWater);
+            m_Generation = KeelRuntime.Generation;
+            if (!CreateHull()) return false;
+            KeelBodyDesc desc = BuildDesc();
+            ulong body;
+            KeelStatus status = KeelNative.keel_body_create(m_World, ref desc, &body);
+            if (status != KeelStatus.KEEL_OK)
+            {
+                string message = KeelLibrary.LastErrorMessage();
+                KeelNative.keel_hull_destroy(m_World, m_Hull);
+                m_Hull = 0;
+                Fail("the native body was refused (" + message + ").");
+                return false;
+            }
+            m_Body = body;
+            Remember(desc);
+            return true;
+        }
+
+        private void SetDesc()
+        {
+            KeelBodyDesc desc = BuildDesc();
+            KeelLibrary.Check(KeelNative.keel_body_set_desc(m_World, m_Body, ref desc));
+            Remember(desc);
+        }
+
+        private void Remember(KeelBodyDesc desc)
+        {
+            m_DescMass = desc.mass;
+            m_DescInertia = m_Rigidbody.inertiaTensor;
+            m_DescInertiaRotation = m_Rigidbody.inertiaTensorRotation;
+            m_DescDirty = false;
+        }
+
+        private bool CreateHull()
+        {
+            MeshFilter filter = hullMesh != null ? hullMesh : GetComponent<MeshFilter>();
+            Mesh mesh = filter != null ? filter.sharedMesh : null;
+            if (mesh == null) { Fail("there is no MeshFilter with a mesh to use as the hull."); return false; }
+            if (!mesh.isReadable) { Fail("the mesh '" + mesh.name + "' is not readable: enable Read/Write in its import settings."); return false; }
+            int[] triangles = mesh.triangles;
+            if (triangles.Length < 3) { Fail("the mesh '" + mesh.name + "' has no triangles."); return false; }
+            Vector3 scale = filter.transform.lossyScale;
+            if (Mathf.Abs(scale.x * scale.y * scale.z) < 1e-12f) { Fail("the object is scaled to zero."); return false; }
+
+            // Body-local hull with every scale of the hierarchy baked in.
+            Vector3[] vertices = mesh.vertices;
+            var local = new KeelVec3[vertices.Length];
+            Quaternion toBody = Quaternion.Inverse(transform.rotation);
+            Vector3 origin = transform.position;
+            Transform meshTransform = filter.transform;
+            for (int i = 0; i < vertices.Length; i++) local[i] = (toBody * (meshTransform.TransformPoint(vertices[i]) - origin)).ToKeel();
+            ulong hull;
+            KeelStatus status;
+            fixed (KeelVec3* v = local)
+            fixed (int* idx = triangles)
+            {
+                var desc = new KeelHullDesc
+                {
+                    vertices = v, vertex_count = (uint)local.Length,
+                    indices = (uint*)idx, index_count = (uint)triangles.Length, flip_winding = false,
+                };
+                status = KeelNative.keel_hull_create(m_World, ref desc, &hull);
+            }
+            if (status != KeelStatus.KEEL_OK) { Fail("the mesh '" + mesh.name + "' was refused (" + KeelLibrary.LastErrorMessage() + ")."); return false; }
+            m_Hull = hull;
+            return true;
+        }
+
+        /// <summary>The Rigidbody's pose and motion as keel wants them.</summary>
+        internal KeelBodyState ReadState()
+        {
+            Rigidbody rb = m_Rigidbody;
+            var s = new KeelBodyState();
+            s.position = rb.position.ToKeel();
+            s.rotation = rb.rotation.ToKeel();
+#if UNITY_6000_0_OR_NEWER
+            s.linear_velocity = rb.linearVelocity.ToKeel();
+#else
+            s.linear_velocity = rb.velocity.ToKeel();
+#endif
+            s.angular_velocity = rb.angularVelocity.ToKeel();
+            s.center_of_mass = rb.worldCenterOfMass.ToKeel();
+            return s;
+        }
+
+        /// <summary>For the manager's batch: the world and body to step, or false to skip.</summary>
+        internal bool TryPrepare(out ulong world, out ulong body, out KeelBodyState state)
+        {
+            world = body = 0;
+            state = default(KeelBodyState);
+            try
+            {
+                if (!EnsureBody()) return false;
+            }
+            catch (KeelException e)
+            {
+                LogStepError(e);
+                return false;
+            }
+            world = m_World;
+            body = m_Body;
+            state = ReadState();
+            return true;
+        }
+
+        private void LogStepError(Exception e)
+        {
+            if (!m_StepErrorLogged) Debug.LogError("Keel PhysicsBuoyancy on '" + name + "': " + e.Message, this);
+            m_StepErrorLogged = true;
+        }
+
+        private void StepAlone()
+        {
+            ulong world, body;
+            KeelBodyState state;
+            if (!TryPrepare(out world, out body, out state)) return;
+            KeelRuntime.SyncTime();
+            KeelBodyForces forces;
+            KeelStatus status = KeelNative.keel_body_step(world, body, &state, Time.fixedDeltaTime, &forces);
+            if (status != KeelStatus.KEEL_OK) { LogStepError(new KeelException(status, KeelLibrary.LastErrorMessage())); return; }
+            Apply(ref forces);
+        }
+
+        /// <summary>Applies a step's result to the Rigidbody.</summary>
+        internal void Apply(ref KeelBodyForces forces)
+        {
+            m_Forces = forces;
+            Rigidbody rb = m_Rigidbody;
+            if (forceApplication == KeelForceApplication.PerTriangle) ApplyPerTriangle();
+            else
+            {
+                rb.AddForce(forces.force.ToUnity());
+                rb.AddTorque(forces.torque.ToUnity());
+            }
+            if (useSimpleDrag)
+            {
+                // Thesis function A.5.
+                float ratio = forces.wetted_ratio;
+#if UNITY_6000_0_OR_NEWER
+                rb.linearDamping = (maxDrag - minDrag) * ratio + minDrag;
+                rb.angularDamping = (maxAngDrag - minAngDrag) * ratio + minAngDrag;
+#else
+                rb.drag = (maxDrag - minDrag) * ratio + minDrag;
+                rb.angularDrag = (maxAngDrag - minAngDrag) * ratio + minAngDrag;
+#endif
+            }
+        }
+
+        private void ApplyPerTriangle()
+        {
+            uint count;
+            KeelStatus status;
+            fixed (KeelTriangleForce* buf = m_TriangleForces)
+                status = KeelNative.keel_body_get_triangle_forces(m_World, m_Body, buf, (uint)m_TriangleForces.Length, &count);
+            if (status == KeelStatus.KEEL_ERROR_BUFFER_TOO_SMALL)
+            {
+                m_TriangleForces = new KeelTriangleForce[Math.Max((int)count, m_TriangleForces.Length * 2)];
+                fixed (KeelTriangleForce* buf = m_TriangleForces)
+                    status = KeelNative.keel_body_get_triangle_forces(m_World, m_Body, buf, (uint)m_TriangleForces.Length, &count);
+            }
+            if (status != KeelStatus.KEEL_OK) { LogStepError(new KeelException(status, KeelLibrary.LastErrorMessage())); return; }
+            for (int i = 0; i < (int)count; i++)
+                m_Rigidbody.AddForceAtPosition(m_TriangleForces[i].force.ToUnity(), m_TriangleForces[i].point.ToUnity());
+        }
+
+        /// <summary>Destroys the native body and hull (they are rebuilt on the next step).</summary>
+        internal void ReleaseNative()
+        {
+            if (m_Generation == KeelRuntime.Generation && m_World != 0)
+            {
+                if (m_Body != 0) KeelNative.keel_body_destroy(m_World, m_Body);
+                if (m_Hull != 0) KeelNative.keel_hull_destroy(m_World, m_Hull);
+            }
+            m_Body = m_Hull = m_World = 0;
+        }
+    }
+}
