@@ -1,0 +1,279 @@
+// cpp_engine: Keel inside a C++ engine's loop. Keel computes what the water and the air
+// do to two bodies (a box barge and a boat hull); this program owns the rigid bodies
+// and integrates them, as an engine would. Flat water first, then a Gerstner sea; the
+// motion is printed once a second, and at the end the run checks itself against
+// Archimedes (the box's mean draft) and for blow-ups, exiting 1 if anything is off.
+//
+//   cpp_engine [--flat SECONDS] [--waves SECONDS]
+//
+// The Archimedes checks need at least 6 s of flat water and 8 s of waves (the defaults
+// are 10 and 20); shorter runs, as under valgrind, skip them and say so.
+//
+// SPDX-License-Identifier: MIT OR Apache-2.0
+
+#include "boat_mesh.hpp"
+#include "keel.hpp"
+#include "rigid_body.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using engine::V3;
+
+constexpr double kGravity = 9.81;
+constexpr double kWaterDensity = 1000.0;
+constexpr double kPi = 3.14159265358979323846;
+
+// The box barge: 2 m x 0.6 m x 2 m at half the water's density floats 0.3 m deep, and
+// is stable (GM = B^2 / 12T + T/2 - H/2 = 0.96 m).
+constexpr float kBoxWidth = 2.0f, kBoxHeight = 0.6f, kBoxLength = 2.0f;
+constexpr double kBoxMass = 0.5 * kWaterDensity * kBoxWidth * kBoxHeight * kBoxLength;
+
+struct Options {
+  double flat_seconds = 10.0;
+  double wave_seconds = 20.0;
+};
+
+bool parse(int argc, char **argv, Options &options) {
+  for (int i = 1; i < argc; ++i) {
+    const bool has_value = i + 1 < argc;
+    if (std::strcmp(argv[i], "--flat") == 0 && has_value) {
+      options.flat_seconds = std::atof(argv[++i]);
+    } else if (std::strcmp(argv[i], "--waves") == 0 && has_value) {
+      options.wave_seconds = std::atof(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: %s [--flat SECONDS] [--waves SECONDS]\n", argv[0]);
+      return false;
+    }
+  }
+  return options.flat_seconds > 0.0 && options.wave_seconds > 0.0;
+}
+
+// A simulated body: the engine's rigid body and keel's body for it.
+struct Thing {
+  engine::RigidBody rigid;
+  keel::Body body;
+};
+
+Thing make_thing(const keel::World &world, const keel::Hull &hull, double mass, V3 com_local) {
+  Thing thing;
+  const keel::Inertia inertia = hull.inertia(static_cast<float>(mass));
+  thing.rigid.mass = mass;
+  thing.rigid.principal_inertia = engine::v3(inertia.principal);
+  thing.rigid.inertia_rotation = engine::q4(inertia.rotation);
+  thing.rigid.center_of_mass_local = com_local;
+  keel::BodyDesc desc = keel::default_body_desc();
+  desc.hull = hull.handle();
+  desc.mass = static_cast<float>(mass);
+  thing.body = keel::Body::create(world, desc);
+  return thing;
+}
+
+double degrees(double radians) { return radians * 180.0 / kPi; }
+
+// Heel about the body's fore-and-aft axis and trim about its athwartships one.
+double roll(const engine::RigidBody &r) { return degrees(std::asin(engine::rotate(r.rotation, {1, 0, 0}).y)); }
+double pitch(const engine::RigidBody &r) { return degrees(std::asin(engine::rotate(r.rotation, {0, 0, 1}).y)); }
+
+// A running mean.
+struct Mean {
+  double sum = 0;
+  long count = 0;
+  void add(double x) { sum += x, ++count; }
+  double value() const { return count ? sum / count : std::nan(""); }
+};
+
+struct Checks {
+  int failures = 0;
+  void require(bool ok, const std::string &what) {
+    std::printf("  [%s] %s\n", ok ? " ok " : "FAIL", what.c_str());
+    failures += ok ? 0 : 1;
+  }
+  // A check that needs what this run did not do (a short run, an older library).
+  void require_if(bool can_judge, const char *why_not, bool ok, const std::string &what) {
+    if (can_judge) {
+      require(ok, what);
+    } else {
+      std::printf("  [skip] %s: %s\n", what.c_str(), why_not);
+    }
+  }
+};
+
+std::string format(const char *fmt, double a, double b, double c = 0) {
+  char text[256];
+  std::snprintf(text, sizeof text, fmt, a, b, c);
+  return text;
+}
+
+// A sea of two Gerstner waves, long against the bodies (which then ride them).
+std::vector<keel::GerstnerWave> sea() {
+  keel::GerstnerWave swell{};
+  swell.amplitude = 0.25f;
+  swell.wavelength = 24.0f;
+  swell.direction_x = 1.0f;
+  swell.direction_z = 0.0f;
+  swell.steepness = 0.3f;
+  keel::GerstnerWave chop{};
+  chop.amplitude = 0.08f;
+  chop.wavelength = 9.0f;
+  chop.direction_x = 0.6f;
+  chop.direction_z = 0.8f;
+  chop.steepness = 0.2f;
+  chop.phase = 1.0f;
+  return {swell, chop};
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  if (!parse(argc, argv, options)) {
+    return 2;
+  }
+  if (!keel::abi_compatible()) {
+    std::fprintf(stderr, "keel library ABI %#x does not serve this header (%#x)\n",
+                 keel::abi_version(), KEEL_ABI_VERSION);
+    return 1;
+  }
+  std::printf("keel %s, ABI %u.%u\n", keel::version(), keel::abi_version() >> 16,
+              keel::abi_version() & 0xffffu);
+
+  try {
+    keel::WorldDesc world_desc = keel::default_world_desc();
+    world_desc.gravity = static_cast<float>(kGravity);
+    world_desc.water_density = static_cast<float>(kWaterDensity);
+    world_desc.thread_count = 1; // the engine's own thread; two small bodies need no pool
+    keel::World world(world_desc);
+
+    // Declared after the world and before the bodies: destroyed in the reverse order.
+    keel::Hull box_hull = keel::Hull::create_box(world, {kBoxWidth, kBoxHeight, kBoxLength});
+    const engine::Mesh boat_mesh = engine::make_boat(6.0f, 2.2f, 1.1f, 0.5f);
+    keel::Hull boat_hull = keel::Hull::create(world, boat_mesh.vertices, boat_mesh.indices);
+    const keel::HullInfo boat_info = boat_hull.info();
+    std::printf("boat hull: %u triangles, closed %s, volume %.3f m^3\n", boat_info.triangle_count,
+                boat_info.is_closed ? "yes" : "no", boat_info.volume);
+    const double boat_mass = 0.4 * kWaterDensity * boat_info.volume;
+
+    Thing box = make_thing(world, box_hull, kBoxMass, {0, 0, 0});
+    Thing boat = make_thing(world, boat_hull, boat_mass, engine::v3(boat_info.centroid));
+
+    // The box is dropped from 0.1 m above the water; the boat is spawned at rest where
+    // keel says it floats.
+    const double archimedes_draft = kBoxMass / (kWaterDensity * kBoxWidth * kBoxLength);
+    box.rigid.center_of_mass = {0.0, kBoxHeight / 2 + 0.1, 0.0};
+    keel::BodyState boat_start = boat.rigid.state();
+    boat_start.position = {8.0f, 0.0f, 0.0f};
+    bool boat_at_rest = true;
+    try {
+      boat.rigid.set_pose(boat.body.equilibrium(engine::kv(boat.rigid.center_of_mass_local), boat_start));
+    } catch (const keel::Error &e) {
+      // A library older than keel_body_find_equilibrium: dropped near its waterline.
+      std::printf("boat: no equilibrium from keel (%s); dropped instead\n", e.what());
+      boat_at_rest = false;
+      boat.rigid.set_pose(boat_start);
+    }
+
+    const double dt = 1.0 / 60.0;
+    const V3 gravity{0, -kGravity, 0};
+    const long flat_steps = std::lround(options.flat_seconds / dt);
+    const long total_steps = flat_steps + std::lround(options.wave_seconds / dt);
+    const long settle_steps = std::lround(3.0 / dt); // measured after this long on each water
+
+    Thing *things[2] = {&box, &boat};
+    Mean flat_draft, wave_draft, boat_flat_volume;
+    double boat_first_lift = 0, max_speed = 0, max_spin = 0, box_min_up = 1, boat_min_up = 1;
+    bool finite = true;
+
+    std::printf("%6s | %-34s | %s\n", "t (s)", "box: heave, draft, tilt",
+                "boat: heave, roll, pitch, buoyancy/weight");
+    for (long step = 0; step < total_steps; ++step) {
+      const double t = step * dt;
+      if (step == flat_steps) {
+        world.set_water_gerstner(sea());
+        std::printf("-- Gerstner sea from t = %.1f s --\n", t);
+      }
+      world.set_time(t);
+
+      const KeelBody handles[2] = {box.body.handle(), boat.body.handle()};
+      const keel::BodyState states[2] = {box.rigid.state(), boat.rigid.state()};
+      keel::BodyForces forces[2] = {};
+      world.step(handles, states, static_cast<float>(dt), forces);
+
+      // The box's draft at its bottom's centre, against the water right there.
+      const V3 bottom = box.rigid.position() + engine::rotate(box.rigid.rotation, {0, -kBoxHeight / 2, 0});
+      const double draft = world.water_height(engine::kv(bottom)) - bottom.y;
+      const long since_change = step < flat_steps ? step : step - flat_steps;
+      if (since_change >= settle_steps) {
+        (step < flat_steps ? flat_draft : wave_draft).add(draft);
+      }
+      if (step < flat_steps && since_change >= settle_steps) {
+        boat_flat_volume.add(forces[1].submerged_volume);
+      }
+      if (step == 0) {
+        boat_first_lift = forces[1].force.y / (boat_mass * kGravity);
+      }
+
+      if (step % 60 == 0) {
+        std::printf("%6.1f | %+7.3f m %6.3f m %5.1f deg       | %+7.3f m %+6.1f %+6.1f deg %5.2f\n", t,
+                    box.rigid.center_of_mass.y, draft, degrees(std::acos(std::fmin(1.0, box.rigid.up().y))),
+                    boat.rigid.center_of_mass.y, roll(boat.rigid), pitch(boat.rigid),
+                    forces[1].buoyancy_force.y / (boat_mass * kGravity));
+      }
+
+      for (int i = 0; i < 2; ++i) {
+        engine::RigidBody &r = things[i]->rigid;
+        r.integrate(engine::v3(forces[i].force), engine::v3(forces[i].torque), gravity, dt);
+        finite = finite && engine::finite(r.center_of_mass) && engine::finite(r.velocity) &&
+                 engine::finite(r.angular_velocity) && std::isfinite(r.rotation.w);
+        max_speed = std::fmax(max_speed, engine::length(r.velocity));
+        max_spin = std::fmax(max_spin, engine::length(r.angular_velocity));
+      }
+      box_min_up = std::fmin(box_min_up, box.rigid.up().y);
+      boat_min_up = std::fmin(boat_min_up, boat.rigid.up().y);
+    }
+
+    // The detail an engine draws foam and debug views from (two-call getters).
+    const std::vector<keel::Vec3> waterline = boat.body.waterline();
+    const std::vector<keel::Vec3> wet = boat.body.submerged_triangles();
+    std::printf("boat at the end: %zu waterline segments, %zu submerged triangles\n",
+                waterline.size() / 2, wet.size() / 3);
+
+    std::printf("physics sanity:\n");
+    Checks checks;
+    checks.require(finite, "every position, velocity and rotation stayed finite");
+    checks.require(max_speed < 10.0 && max_spin < 10.0,
+                   format("nothing exploded: top speed %.2f m/s, top spin %.2f rad/s", max_speed, max_spin));
+    const bool long_flat = options.flat_seconds >= 6.0, long_waves = options.wave_seconds >= 8.0;
+    const char *short_run = "skipped, the run is too short to settle";
+    checks.require_if(long_flat, short_run, std::fabs(flat_draft.value() / archimedes_draft - 1.0) < 0.02,
+                      format("flat water: box mean draft %.4f m, Archimedes %.4f m (2%%)",
+                             flat_draft.value(), archimedes_draft));
+    checks.require_if(long_waves, short_run, std::fabs(wave_draft.value() / archimedes_draft - 1.0) < 0.05,
+                      format("Gerstner sea: box mean draft %.4f m, Archimedes %.4f m (5%%)",
+                             wave_draft.value(), archimedes_draft));
+    checks.require_if(boat_at_rest, "skipped, keel_body_find_equilibrium is missing",
+                      std::fabs(boat_first_lift - 1.0) < 0.02,
+                      format("boat spawned at keel's equilibrium: lift / weight %.4f", boat_first_lift, 0));
+    checks.require_if(long_flat, short_run,
+                      std::fabs(boat_flat_volume.value() / (boat_mass / kWaterDensity) - 1.0) < 0.02,
+                      format("flat water: boat displaces %.4f m^3 for %.4f m^3 of weight (2%%)",
+                             boat_flat_volume.value(), boat_mass / kWaterDensity));
+    checks.require(box_min_up > 0.8 && boat_min_up > 0.8,
+                   format("both stayed upright: lowest up.y box %.3f, boat %.3f", box_min_up, boat_min_up));
+    if (checks.failures != 0) {
+      std::printf("physics sanity: %d check(s) FAILED\n", checks.failures);
+      return 1;
+    }
+    std::printf("physics sanity: OK\n");
+  } catch (const keel::Error &e) {
+    std::fprintf(stderr, "keel error %s: %s\n", keel::status_name(e.code()), e.what());
+    return 1;
+  }
+  return 0;
+}
