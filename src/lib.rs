@@ -38,6 +38,8 @@ mod handle;
 /// cbindgen:ignore
 pub mod hull;
 /// cbindgen:ignore
+pub mod hydrostatics;
+/// cbindgen:ignore
 pub mod inertia;
 
 mod lanes;
