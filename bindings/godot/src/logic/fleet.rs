@@ -238,10 +238,8 @@ impl<K: Copy + PartialEq> Fleet<K> {
 
     /// Forgets `key` and removes its keel body and hull.
     pub fn remove(&mut self, world: &mut World, key: K) {
-        if let Some(i) = self.index(key) {
-            if let Some(m) = self.entries.remove(i).member {
-                detach(world, m);
-            }
+        if let Some(m) = self.index(key).and_then(|i| self.entries.remove(i).member) {
+            detach(world, m);
         }
     }
 
@@ -324,25 +322,32 @@ fn sync<K>(world: &mut World, e: &mut Entry<K>, mass: MassProperties) -> Result<
         e.mass = Some(mass);
     }
     let mass = e.mass.unwrap_or(mass);
-    if e.shape_changed || e.member.is_none() {
-        if let Some(old) = e.member.take() {
-            detach(world, old);
+    match e.member {
+        Some(member) if !e.shape_changed => {
+            if e.params_changed || mass_moved {
+                let desc = body_desc(&e.params, member.hull, &mass)?;
+                world.set_body_desc(member.body, &desc).map_err(|err| err.to_string())?;
+                e.params_changed = false;
+            }
+            Ok(member.body)
         }
-        let mesh = e
-            .mesh
-            .as_ref()
-            .ok_or("no hull mesh: give it a Mesh or a MeshInstance3D child")?;
-        let desc = body_desc(&e.params, HullId(0), &mass)?;
-        e.member = Some(attach(world, mesh, &desc)?);
-        e.shape_changed = false;
-        e.params_changed = false;
-    } else if e.params_changed || mass_moved {
-        let member = e.member.expect("checked above");
-        let desc = body_desc(&e.params, member.hull, &mass)?;
-        world.set_body_desc(member.body, &desc).map_err(|err| err.to_string())?;
-        e.params_changed = false;
+        old => {
+            if let Some(old) = old {
+                detach(world, old);
+                e.member = None;
+            }
+            let mesh = e
+                .mesh
+                .as_ref()
+                .ok_or("no hull mesh: give it a Mesh or a MeshInstance3D child")?;
+            let desc = body_desc(&e.params, HullId(0), &mass)?;
+            let member = attach(world, mesh, &desc)?;
+            e.member = Some(member);
+            e.shape_changed = false;
+            e.params_changed = false;
+            Ok(member.body)
+        }
     }
-    Ok(e.member.expect("created above").body)
 }
 
 #[cfg(test)]

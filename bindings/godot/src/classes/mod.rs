@@ -1,0 +1,7 @@
+//! The Godot classes: thin shells over [`crate::logic`].
+
+pub mod body;
+pub mod callable_water;
+pub mod ocean;
+pub mod water;
+pub mod wave;

@@ -1,0 +1,466 @@
+//! `KeelWater`: the scene's water, its keel world, and the batch step of its bodies.
+
+use glam::DVec3;
+use godot::classes::{Engine, INode3D, Image, Node3D, PhysicsServer3D, ProjectSettings};
+use godot::prelude::*;
+use keel::{BodyState, GerstnerWave, Water, World, WorldDesc};
+
+use super::callable_water;
+use super::wave::KeelGerstnerWave;
+use crate::convert::{dmat3, dvec2, dvec3};
+use crate::logic::fleet::{Fleet, Outcome, Transition};
+use crate::logic::mesh::BakedMesh;
+use crate::logic::params::{BodyParams, MassProperties};
+use crate::logic::state::{DirectState, body_state, principal_inertia};
+use crate::logic::water::{self as models, HeightfieldLayout, Model, PerlinParams, SpectrumParams};
+
+/// The group every `KeelWater` joins; bodies and oceans find their water through it.
+pub const GROUP: &str = "keel_water";
+
+/// A body's submerged triangles and waterline segments, world coordinates.
+pub type DebugGeometry = (Vec<[DVec3; 3]>, Vec<[DVec3; 2]>);
+
+/// What the water model is built from; rebuilt when any of it changes.
+#[derive(Clone, Debug, PartialEq)]
+enum Config {
+    Flat(f64),
+    Perlin(PerlinParams, f64),
+    Gerstner(Vec<GerstnerWave>, f64),
+    Spectrum(SpectrumParams, f64),
+    Heightfield(Option<InstanceId>, HeightfieldLayout, f64),
+    Callable(Option<Callable>),
+}
+
+/// The water of a scene: its surface model, its current and wind, and its time. Every
+/// [BuoyantBody3D] floats on the first KeelWater of the scene tree (the group
+/// `keel_water`), and all of them are stepped together, once per physics frame. The
+/// water's mean level is this node's global Y.
+#[derive(GodotClass)]
+#[class(tool, base=Node3D)]
+pub struct KeelWater {
+    base: Base<Node3D>,
+    /// The surface model: a level plane, the thesis's Perlin noise, the listed Gerstner
+    /// waves, Gerstner waves from a wind-sea spectrum, heights from an image, or a
+    /// script's callable.
+    #[export(enum = (Flat = 0, Perlin = 1, Gerstner = 2, Spectrum = 3, Heightfield = 4, Callable = 5))]
+    model: i64,
+    /// Scene time multiplier of the waves (0 freezes them).
+    #[export(range = (0.0, 10.0, 0.01, or_greater))]
+    time_scale: f64,
+
+    /// Velocity of the water, m/s: bodies drift with it.
+    #[export_group(name = "Environment")]
+    #[export]
+    current: Vector3,
+    /// Velocity of the air, m/s: it pushes on what is above the water.
+    #[export]
+    wind: Vector3,
+    /// Density of the water, kg/m^3 (sea water about 1025). Read when the scene starts.
+    #[export(range = (1.0, 20000.0, 0.1, or_greater, suffix = "kg/m3"))]
+    water_density: f64,
+    /// Density of the air, kg/m^3. Read when the scene starts.
+    #[export(range = (0.0, 100.0, 0.001, or_greater, suffix = "kg/m3"))]
+    air_density: f64,
+
+    /// Noise cells per metre (the thesis's `perlinScale`).
+    #[export_group(name = "Perlin", prefix = "perlin_")]
+    #[export(range = (0.0, 10.0, 0.001, or_greater))]
+    perlin_scale: f64,
+    /// Noise drift per second (`wavespeed`).
+    #[export(range = (0.0, 10.0, 0.01, or_greater))]
+    perlin_speed: f64,
+    /// Crest to trough, m (`waveHeight`).
+    #[export(range = (0.0, 20.0, 0.01, or_greater, suffix = "m"))]
+    perlin_wave_height: f64,
+    /// Waves along X only (`onlyX`).
+    #[export]
+    perlin_only_x: bool,
+
+    /// The Gerstner waves; empty shows three crossing swells.
+    #[export_group(name = "Gerstner", prefix = "gerstner_")]
+    #[export]
+    gerstner_waves: Array<Gd<KeelGerstnerWave>>,
+
+    /// JONSWAP (a young, peaky sea) instead of Pierson-Moskowitz (a fully developed one).
+    #[export_group(name = "Spectrum", prefix = "spectrum_")]
+    #[export]
+    spectrum_jonswap: bool,
+    /// Wind speed that raised the sea, m/s (10 m/s: waves about 2 m high).
+    #[export(range = (0.1, 40.0, 0.1, or_greater, suffix = "m/s"))]
+    spectrum_wind_speed: f64,
+    /// Direction the waves travel, (x, z).
+    #[export]
+    spectrum_direction: Vector2,
+    /// Number of waves.
+    #[export(range = (1.0, 256.0, 1.0))]
+    spectrum_wave_count: i64,
+    /// Seed of the waves' phases and directions.
+    #[export]
+    spectrum_seed: i64,
+
+    /// Heights image: the red channel of each pixel (row order: X along a row, rows
+    /// along Z) times `heightfield_height_scale`, above the mean level.
+    #[export_group(name = "Heightfield", prefix = "heightfield_")]
+    #[export]
+    heightfield_image: Option<Gd<Image>>,
+    /// Distance between pixels, m.
+    #[export(range = (0.01, 100.0, 0.01, or_greater, suffix = "m"))]
+    heightfield_cell_size: f64,
+    /// Height of a red value of 1, m.
+    #[export(range = (-100.0, 100.0, 0.01, or_greater, or_less, suffix = "m"))]
+    heightfield_height_scale: f64,
+    /// World (x, z) of the first pixel.
+    #[export]
+    heightfield_origin: Vector2,
+    /// Repeat the image beyond its edges.
+    #[export]
+    heightfield_tiled: bool,
+
+    /// Script water (model Callable): called as `f(points: PackedVector3Array, time:
+    /// float)` and returns the heights (`PackedFloat32Array` or `PackedFloat64Array`),
+    /// or a Dictionary with `heights` and optionally `normals` and `velocities`. It is
+    /// called during physics and must not call back into this KeelWater.
+    #[var]
+    height_callable: Callable,
+
+    time: f64,
+    world: Option<World>,
+    config: Option<Config>,
+    fleet: Fleet<InstanceId>,
+    rids: Vec<(InstanceId, Rid)>,
+    stepped_frame: Option<u64>,
+    error: GString,
+}
+
+#[godot_api]
+impl INode3D for KeelWater {
+    fn init(base: Base<Node3D>) -> Self {
+        let world = WorldDesc::default();
+        let perlin = PerlinParams::default();
+        let spectrum = SpectrumParams::default();
+        Self {
+            base,
+            model: 0,
+            time_scale: 1.0,
+            current: Vector3::ZERO,
+            wind: Vector3::ZERO,
+            water_density: world.water_density,
+            air_density: world.air_density,
+            perlin_scale: perlin.scale,
+            perlin_speed: perlin.speed,
+            perlin_wave_height: perlin.wave_height,
+            perlin_only_x: perlin.only_x,
+            gerstner_waves: Array::new(),
+            spectrum_jonswap: spectrum.jonswap,
+            spectrum_wind_speed: spectrum.wind_speed,
+            spectrum_direction: Vector2::new(spectrum.direction.x as f32, spectrum.direction.y as f32),
+            spectrum_wave_count: spectrum.wave_count,
+            spectrum_seed: spectrum.seed,
+            heightfield_image: None,
+            heightfield_cell_size: 1.0,
+            heightfield_height_scale: 1.0,
+            heightfield_origin: Vector2::ZERO,
+            heightfield_tiled: false,
+            height_callable: Callable::invalid(),
+            time: 0.0,
+            world: None,
+            config: None,
+            fleet: Fleet::default(),
+            rids: Vec::new(),
+            stepped_frame: None,
+            error: GString::new(),
+        }
+    }
+
+    fn enter_tree(&mut self) {
+        self.base_mut().add_to_group(GROUP);
+    }
+
+    fn ready(&mut self) {
+        self.ensure_world();
+    }
+
+    fn physics_process(&mut self, delta: f64) {
+        if Engine::singleton().is_editor_hint() {
+            self.ensure_world();
+            return;
+        }
+        self.time += delta * self.time_scale;
+        self.ensure_world();
+    }
+
+    fn get_configuration_warnings(&self) -> PackedStringArray {
+        let mut warnings = PackedStringArray::new();
+        if self.base().is_inside_tree() {
+            let count = self.base().get_tree().get_nodes_in_group(GROUP).len();
+            if count > 1 {
+                warnings.push("More than one KeelWater in the scene: bodies float on the first one only.");
+            }
+        }
+        match models::model(self.model) {
+            Some(Model::Heightfield) if self.heightfield_image.is_none() => {
+                warnings.push("The Heightfield model needs a heightfield_image.");
+            }
+            Some(Model::Callable) if !self.height_callable.is_valid() => {
+                warnings
+                    .push("The Callable model needs height_callable, set from a script; the water is flat until then.");
+            }
+            _ => {}
+        }
+        if !self.error.is_empty() {
+            warnings.push(&self.error);
+        }
+        warnings
+    }
+}
+
+#[godot_api]
+impl KeelWater {
+    /// Height of the water surface under the world point (x, z) now, m.
+    #[func]
+    pub fn get_height(&self, x: f64, z: f64) -> f64 {
+        self.world.as_ref().map_or(self.level(), |w| w.water_height(x, z))
+    }
+
+    /// The scene time the waves are at, s.
+    #[func]
+    pub fn get_time(&self) -> f64 {
+        self.time
+    }
+
+    /// Number of bodies floating on this water.
+    #[func]
+    pub fn get_body_count(&self) -> i64 {
+        self.fleet.len() as i64
+    }
+
+    /// Why the water model could not be built (empty if it could).
+    #[func]
+    pub fn get_error(&self) -> GString {
+        self.error.clone()
+    }
+}
+
+impl KeelWater {
+    fn level(&self) -> f64 {
+        if self.base().is_inside_tree() {
+            f64::from(self.base().get_global_position().y)
+        } else {
+            0.0
+        }
+    }
+
+    fn gravity() -> f64 {
+        let g = ProjectSettings::singleton().get_setting("physics/3d/default_gravity");
+        g.try_to::<f64>()
+            .ok()
+            .filter(|g| *g > 0.0)
+            .unwrap_or(WorldDesc::default().gravity)
+    }
+
+    fn config(&self) -> Config {
+        let level = self.level();
+        match models::model(self.model).unwrap_or(Model::Flat) {
+            Model::Flat => Config::Flat(level),
+            Model::Perlin => Config::Perlin(
+                PerlinParams {
+                    scale: self.perlin_scale,
+                    speed: self.perlin_speed,
+                    wave_height: self.perlin_wave_height,
+                    only_x: self.perlin_only_x,
+                },
+                level,
+            ),
+            Model::Gerstner => {
+                let waves: Vec<GerstnerWave> = self.gerstner_waves.iter_shared().map(|w| w.bind().wave()).collect();
+                Config::Gerstner(waves, level)
+            }
+            Model::Spectrum => Config::Spectrum(
+                SpectrumParams {
+                    jonswap: self.spectrum_jonswap,
+                    wind_speed: self.spectrum_wind_speed,
+                    direction: dvec2(self.spectrum_direction),
+                    wave_count: self.spectrum_wave_count,
+                    seed: self.spectrum_seed,
+                },
+                level,
+            ),
+            Model::Heightfield => Config::Heightfield(
+                self.heightfield_image.as_ref().map(|i| i.instance_id()),
+                HeightfieldLayout {
+                    origin: dvec2(self.heightfield_origin),
+                    cell_size: self.heightfield_cell_size,
+                    height_scale: self.heightfield_height_scale,
+                    tiled: self.heightfield_tiled,
+                },
+                level,
+            ),
+            Model::Callable => Config::Callable(self.height_callable.is_valid().then(|| self.height_callable.clone())),
+        }
+    }
+
+    fn build(&self, config: &Config, gravity: f64) -> Result<Water, String> {
+        match config {
+            Config::Flat(level) => Ok(models::flat(*level)),
+            Config::Perlin(p, level) => models::perlin(p, *level),
+            Config::Gerstner(waves, level) if waves.is_empty() => {
+                models::gerstner(&models::default_gerstner_waves(), *level, gravity)
+            }
+            Config::Gerstner(waves, level) => models::gerstner(waves, *level, gravity),
+            Config::Spectrum(p, level) => models::gerstner(&models::spectrum_waves(p, gravity)?, *level, gravity),
+            Config::Heightfield(_, layout, level) => {
+                let image = self
+                    .heightfield_image
+                    .as_ref()
+                    .ok_or("the Heightfield model needs an image")?;
+                let (width, height) = (image.get_width(), image.get_height());
+                let values: Vec<f32> = (0..height)
+                    .flat_map(|y| (0..width).map(move |x| (x, y)))
+                    .map(|(x, y)| image.get_pixel(x, y).r)
+                    .collect();
+                models::heightfield(&values, width as usize, height as usize, *level, layout)
+            }
+            Config::Callable(Some(callable)) => Ok(callable_water::water(callable.clone())),
+            Config::Callable(None) => Ok(models::flat(self.level())),
+        }
+    }
+
+    /// Creates the world on first use, rebuilds the water when its properties changed,
+    /// and passes on the time, current and wind.
+    fn ensure_world(&mut self) {
+        if self.world.is_none() {
+            let desc = WorldDesc {
+                gravity: Self::gravity(),
+                water_density: self.water_density,
+                air_density: self.air_density,
+                ..WorldDesc::default()
+            };
+            match World::new(&desc) {
+                Ok(world) => {
+                    self.world = Some(world);
+                    self.fleet.forget_world();
+                    self.config = None;
+                }
+                Err(e) => {
+                    self.set_error(format!("KeelWater: {e}"));
+                    return;
+                }
+            }
+        }
+        let config = self.config();
+        if self.config.as_ref() != Some(&config) {
+            let gravity = self.world.as_ref().map_or(9.81, |w| w.desc().gravity);
+            match self.build(&config, gravity) {
+                Ok(water) => {
+                    if let Some(w) = self.world.as_mut() {
+                        w.set_water(water);
+                    }
+                    self.set_error(String::new());
+                }
+                Err(e) => self.set_error(format!("KeelWater: {e}")),
+            }
+            self.config = Some(config);
+        }
+        let (time, current, wind) = (self.time, dvec3(self.current), dvec3(self.wind));
+        if let Some(w) = self.world.as_mut() {
+            let results = [w.set_time(time), w.set_current(current), w.set_wind(wind)];
+            if let Some(Err(e)) = results.into_iter().find(Result::is_err) {
+                godot_warn!("KeelWater: {e}");
+            }
+        }
+    }
+
+    fn set_error(&mut self, message: String) {
+        if message != self.error.to_string() {
+            if !message.is_empty() {
+                godot_warn!("{message}");
+            }
+            self.error = GString::from(message.as_str());
+            self.base_mut().update_configuration_warnings();
+        }
+    }
+
+    /// The keel world, once built.
+    pub fn world(&self) -> Option<&World> {
+        self.world.as_ref()
+    }
+
+    /// Registers (or updates) a body: its physics server id, hull mesh and parameters.
+    pub fn update_body(&mut self, id: InstanceId, rid: Rid, mesh: Option<Option<BakedMesh>>, params: BodyParams) {
+        match self.rids.iter_mut().find(|(k, _)| *k == id) {
+            Some(entry) => entry.1 = rid,
+            None => self.rids.push((id, rid)),
+        }
+        if let Some(mesh) = mesh {
+            self.fleet.set_mesh(id, mesh);
+        }
+        self.fleet.set_params(id, params);
+    }
+
+    /// Forgets a body.
+    pub fn remove_body(&mut self, id: InstanceId) {
+        self.rids.retain(|(k, _)| *k != id);
+        if let Some(world) = self.world.as_mut() {
+            self.fleet.remove(world, id);
+        }
+    }
+
+    /// Steps every body once for physics frame `frame` (the first body's
+    /// `_integrate_forces` of a frame does it, the others find it done).
+    pub fn step_frame(&mut self, frame: u64, dt: f64) {
+        if self.stepped_frame == Some(frame) {
+            return;
+        }
+        self.stepped_frame = Some(frame);
+        self.ensure_world();
+        let Some(world) = self.world.as_mut() else {
+            return;
+        };
+        let mut server = PhysicsServer3D::singleton();
+        let rids = &self.rids;
+        self.fleet.step(world, dt, |key| {
+            let rid = rids.iter().find(|(k, _)| *k == key)?.1;
+            let s = server.body_get_direct_state(rid)?;
+            let t = s.get_transform();
+            let direct = DirectState {
+                origin: dvec3(t.origin),
+                basis: dmat3(t.basis),
+                linear_velocity: dvec3(s.get_linear_velocity()),
+                angular_velocity: dvec3(s.get_angular_velocity()),
+                center_of_mass_offset: dvec3(s.get_center_of_mass()),
+            };
+            let state: BodyState = body_state(&direct);
+            let inverse_mass = f64::from(s.get_inverse_mass());
+            let (inertia, inertia_rotation) = principal_inertia(
+                dvec3(s.get_inverse_inertia()),
+                dmat3(s.get_principal_inertia_axes()),
+                state.rotation,
+            );
+            let mass = MassProperties {
+                mass: if inverse_mass > 0.0 { 1.0 / inverse_mass } else { 0.0 },
+                inertia,
+                inertia_rotation,
+            };
+            Some((state, mass))
+        });
+    }
+
+    /// A body's last outcome and wetness change (taken once), or why it was not stepped.
+    pub fn take_outcome(&mut self, id: InstanceId) -> (Option<Outcome>, Option<Transition>, Option<String>) {
+        let transition = self.fleet.take_transition(id);
+        match self.fleet.entry(id) {
+            Some(e) => (e.outcome, transition, e.error.clone()),
+            None => (None, transition, None),
+        }
+    }
+
+    /// The debug view of a body's last step: submerged triangles and waterline segments
+    /// in world coordinates.
+    pub fn debug_geometry(&self, id: InstanceId) -> Option<DebugGeometry> {
+        let member = self.fleet.entry(id)?.member()?;
+        let mut body = self.world.as_ref()?.body(member.body).ok()?;
+        let triangles = body.submerged_triangles().collect();
+        let waterline = body.waterline().collect();
+        Some((triangles, waterline))
+    }
+}
