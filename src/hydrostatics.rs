@@ -471,6 +471,9 @@ pub fn find_equilibrium(hull: &Hull, load: &Loading, start: &Pose) -> Result<Equ
     let pose = problem.pose(rotation, current.com_y);
     let tilt = problem.heading.inverse() * DQuat::from_rotation_arc(DVec3::Y, rotation * DVec3::Y) * problem.heading;
     let v = tilt.to_scaled_axis();
+    if !(pose.position.is_finite() && pose.rotation.is_finite() && v.is_finite()) {
+        return Err(Error::argument("no equilibrium found: the hull's numbers overflow"));
+    }
     Ok(Equilibrium {
         pose,
         center_of_mass: pose.apply(load.com_local),

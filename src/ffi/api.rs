@@ -689,6 +689,53 @@ pub unsafe extern "C" fn keel_world_step(
     })
 }
 
+/// The pose at which the body floats at rest on flat water, for spawning bodies already
+/// settled and for stability checks. Starts from in_out_state's horizontal position and
+/// heading (the centre of mass keeps its horizontal position, the body's forward axis
+/// its compass direction); writes the equilibrium position and rotation (heave, heel and
+/// trim solved for a stable rest: a body unstable upright is tipped to the attitude it
+/// would capsize to), zero velocities and the world centre of mass. The water is taken
+/// flat at the world's water height under the start's centre of mass. Fails with
+/// KEEL_ERROR_INVALID_ARGUMENT if the hull is open or the body is too heavy to float.
+///
+/// # Safety
+/// `in_out_state` is NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_body_find_equilibrium(
+    world: KeelWorld,
+    body: KeelBody,
+    center_of_mass_local: KeelVec3,
+    in_out_state: *mut KeelBodyState,
+) -> KeelStatus {
+    call("keel_body_find_equilibrium", || {
+        let out = unsafe { output(in_out_state, "in_out_state") }?;
+        let state = BodyState::from(&*out).validated()?;
+        let com_local = center_of_mass_local.to_dvec3();
+        if !com_local.is_finite() || com_local.abs().max_element() > crate::hull::MAX_VERTEX_COORDINATE as f64 {
+            return Err(Error::argument(format!(
+                "center_of_mass_local must be finite and within +-{:e} m, got {com_local}",
+                crate::hull::MAX_VERTEX_COORDINATE
+            )));
+        }
+        let start = crate::hydrostatics::Pose {
+            position: state.position,
+            rotation: state.rotation,
+        };
+        let eq = with_world(world, |w| {
+            crate::hydrostatics::find_body_equilibrium(w, BodyId(body), com_local, &start)
+        })?;
+        let zero = KeelVec3::from(DVec3::ZERO);
+        *out = KeelBodyState {
+            position: KeelVec3::from(eq.pose.position),
+            rotation: KeelQuat::from(eq.pose.rotation),
+            linear_velocity: zero,
+            angular_velocity: zero,
+            center_of_mass: KeelVec3::from(eq.center_of_mass),
+        };
+        Ok(())
+    })
+}
+
 // ---------------------------------------------------------------------------------------
 // Detail of the last step. Two-call pattern: with out == NULL only *out_count is written
 // (the number of elements needed) and the call succeeds; with too small a capacity
