@@ -49,11 +49,10 @@ install(FILES "${CMAKE_CURRENT_BINARY_DIR}/keelConfig.cmake"
 # keel.pc: the system libraries go in Libs for the static library (a plain
 # `pkg-config --libs keel` must link) and in Libs.private for the shared one.
 if(KEEL_SHARED)
-  set(KEEL_PC_LIBS "-L\${libdir} -lkeel")
+  set(KEEL_PC_SYSTEM_LIBS "")
 else()
-  set(KEEL_PC_LIBS "-L\${libdir} -lkeel -lpthread -ldl -lm")
+  set(KEEL_PC_SYSTEM_LIBS " -lpthread -ldl -lm")
 endif()
-set(KEEL_PC_LIBS_PRIVATE "-lpthread -ldl -lm")
 set(_keel_pc_template "${CMAKE_CURRENT_SOURCE_DIR}/bindings/cpp/cmake/keel.pc.in")
 set(_keel_pc_staged "${CMAKE_CURRENT_BINARY_DIR}/keel.pc")
 install(CODE "
@@ -62,8 +61,7 @@ install(CODE "
   set(KEEL_PC_INCLUDEDIR \"${CMAKE_INSTALL_INCLUDEDIR}\")
   set(KEEL_PC_VERSION \"${PROJECT_VERSION}\")
   set(KEEL_PC_DESCRIPTION \"${PROJECT_DESCRIPTION}\")
-  set(KEEL_PC_LIBS \"${KEEL_PC_LIBS}\")
-  set(KEEL_PC_LIBS_PRIVATE \"${KEEL_PC_LIBS_PRIVATE}\")
+  set(KEEL_PC_SYSTEM_LIBS \"${KEEL_PC_SYSTEM_LIBS}\")
   configure_file(\"${_keel_pc_template}\" \"${_keel_pc_staged}\" @ONLY)
 ")
 install(FILES "${_keel_pc_staged}" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")

@@ -1,0 +1,432 @@
+//! The C and C++ hosts, built the way their users build them, against the library cargo
+//! built for this test run (`libkeel.a` and `libkeel.so` beside this test executable):
+//!
+//! - `examples/cpp_engine` configured and built by CMake from a clean build folder
+//!   (add_subdirectory of the repository, and find_package after `cmake --install`,
+//!   static and shared), run, and run again under valgrind's memcheck;
+//! - `bindings/cpp/tests/wrapper_test.cpp`, keel.hpp's own checks, with exceptions and
+//!   with `-fno-exceptions -DKEEL_NO_EXCEPTIONS`, and under valgrind;
+//! - `bindings/cpp/tests/app.c` compiled with the exact `cc` lines of
+//!   `bindings/cpp/README.md`, read from it, directly and through pkg-config.
+//!
+//! Where a tool is missing (cmake, c++, pkg-config, valgrind) a test says "skipped" and
+//! returns, except under CI=true, where it fails. Unix only: the lines are Unix lines.
+
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The directory of this test executable, where cargo writes the crate's `staticlib`
+/// and `cdylib` of this very build (see tests/c_abi.rs).
+fn library_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("cannot locate the test executable");
+    let dir = exe
+        .parent()
+        .expect("the test executable has no directory")
+        .to_path_buf();
+    for name in ["libkeel.a", "libkeel.so"] {
+        assert!(
+            dir.join(name).is_file(),
+            "{} is missing beside the test executable: Cargo.toml's [lib] crate-type must list \
+             \"staticlib\" and \"cdylib\"",
+            name
+        );
+    }
+    dir
+}
+
+/// A fresh, empty directory for one build: CMake must work from a clean folder.
+fn scratch(tag: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cpp-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("cannot create a scratch directory");
+    dir
+}
+
+/// Whether `tool` runs. A missing tool skips the calling test (it prints why), except
+/// under CI=true, where the suite must not pass by skipping.
+fn have(tool: &str, version_arg: &str) -> bool {
+    let found = Command::new(tool)
+        .arg(version_arg)
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !found {
+        assert!(
+            std::env::var("CI").map(|v| v != "true").unwrap_or(true),
+            "{tool} is missing and CI=true: .ci/run installs it"
+        );
+        eprintln!("skipped: {tool} is not installed");
+    }
+    found
+}
+
+/// Runs a command that must succeed; on failure the assertion shows its output.
+fn run(command: &mut Command) -> Output {
+    let shown = format!("{command:?}");
+    let output = command.output().unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
+    assert!(
+        output.status.success(),
+        "{shown} failed ({}):\n{}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn cmake_configure(source: &Path, build: &Path, definitions: &[String]) {
+    run(Command::new("cmake")
+        .arg("-S")
+        .arg(source)
+        .arg("-B")
+        .arg(build)
+        .arg("-DCMAKE_BUILD_TYPE=Debug")
+        .arg("-DCMAKE_CXX_FLAGS=-Wall -Wextra -Werror")
+        .args(definitions));
+}
+
+fn cmake_build(build: &Path) {
+    run(Command::new("cmake").arg("--build").arg(build));
+}
+
+/// `cmake --install` of the repository into a temporary prefix, the shared or the
+/// static library; returns the prefix.
+fn install(shared: bool) -> PathBuf {
+    let tag = if shared { "install-shared" } else { "install-static" };
+    let dir = scratch(tag);
+    let (build, prefix) = (dir.join("build"), dir.join("prefix"));
+    cmake_configure(
+        &root(),
+        &build,
+        &[
+            format!("-DKEEL_LIBRARY_DIR={}", library_dir().display()),
+            format!("-DKEEL_SHARED={}", if shared { "ON" } else { "OFF" }),
+        ],
+    );
+    cmake_build(&build);
+    run(Command::new("cmake")
+        .arg("--install")
+        .arg(&build)
+        .arg("--prefix")
+        .arg(&prefix));
+    prefix
+}
+
+fn static_prefix() -> &'static Path {
+    static PREFIX: OnceLock<PathBuf> = OnceLock::new();
+    PREFIX.get_or_init(|| install(false))
+}
+
+fn shared_prefix() -> &'static Path {
+    static PREFIX: OnceLock<PathBuf> = OnceLock::new();
+    PREFIX.get_or_init(|| install(true))
+}
+
+/// The example built from a clean folder through add_subdirectory of the repository.
+fn example() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let build = scratch("engine");
+        cmake_configure(
+            &root().join("examples/cpp_engine"),
+            &build,
+            &[format!("-DKEEL_LIBRARY_DIR={}", library_dir().display())],
+        );
+        cmake_build(&build);
+        build.join("cpp_engine")
+    })
+}
+
+fn stdout_of(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The shared objects an executable needs (readelf), or None without readelf.
+fn needed_libraries(exe: &Path) -> Option<String> {
+    let output = Command::new("readelf").arg("-d").arg(exe).output().ok()?;
+    output.status.success().then(|| stdout_of(&output))
+}
+
+/// The example's closing verdict, and that the Archimedes checks did run.
+fn assert_sane_full_run(stdout: &str) {
+    assert!(
+        stdout.contains("physics sanity: OK"),
+        "the example reports failures:\n{stdout}"
+    );
+    for check in [
+        "[ ok ] flat water: box mean draft",
+        "[ ok ] Gerstner sea: box mean draft",
+        "[ ok ] flat water: boat displaces",
+        "[ ok ] nothing exploded",
+    ] {
+        assert!(
+            stdout.contains(check),
+            "the example did not report \"{check}\":\n{stdout}"
+        );
+    }
+    let header = std::fs::read_to_string(root().join("include/keel.h")).expect("cannot read keel.h");
+    if header.contains("keel_body_find_equilibrium") {
+        assert!(
+            stdout.contains("[ ok ] boat spawned at keel's equilibrium"),
+            "keel.h has keel_body_find_equilibrium but the example did not check it:\n{stdout}"
+        );
+    } else {
+        eprintln!("note: keel.h has no keel_body_find_equilibrium yet; the example drops its boat");
+    }
+}
+
+#[test]
+fn cpp_engine_builds_with_cmake_and_floats_by_archimedes() {
+    if !have("cmake", "--version") || !have("c++", "--version") {
+        return;
+    }
+    let output = run(&mut Command::new(example()));
+    let stdout = stdout_of(&output);
+    print!("{stdout}");
+    assert_sane_full_run(&stdout);
+}
+
+const VALGRIND_ARGS: [&str; 5] = [
+    "--error-exitcode=99",
+    "--leak-check=full",
+    "--show-leak-kinds=definite,possible",
+    "--errors-for-leak-kinds=definite,possible",
+    "--track-origins=no",
+];
+
+fn valgrind(exe: &Path, args: &[&str]) -> Output {
+    let output = Command::new("valgrind")
+        .args(VALGRIND_ARGS)
+        .arg(format!(
+            "--suppressions={}",
+            root().join("tests/valgrind.supp").display()
+        ))
+        .arg(exe)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run valgrind: {e}"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let tail: Vec<&str> = stderr.lines().rev().take(40).collect();
+    assert!(
+        output.status.success(),
+        "valgrind reports errors in {} ({}):\n{}\n{}",
+        exe.display(),
+        output.status,
+        stdout_of(&output),
+        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+    );
+    output
+}
+
+/// A short run (its Archimedes checks skip themselves): memcheck is about the host's
+/// and the wrapper's memory, which the first seconds exercise whole.
+#[test]
+fn cpp_engine_runs_clean_under_valgrind() {
+    if !have("cmake", "--version") || !have("c++", "--version") || !have("valgrind", "--version") {
+        return;
+    }
+    let output = valgrind(example(), &["--flat", "2", "--waves", "2"]);
+    let stdout = stdout_of(&output);
+    assert!(stdout.contains("physics sanity: OK"), "{stdout}");
+    assert!(stdout.contains("[ ok ] nothing exploded"), "{stdout}");
+}
+
+/// Compiles the wrapper's test program; `no_exceptions` builds the other error mode.
+fn build_wrapper_test(no_exceptions: bool) -> PathBuf {
+    let dir = scratch(if no_exceptions { "wrapper-noexcept" } else { "wrapper" });
+    let exe = dir.join("wrapper_test");
+    let mut command = Command::new("c++");
+    command.args(["-std=c++17", "-Wall", "-Wextra", "-pedantic", "-Werror", "-g"]);
+    if no_exceptions {
+        command.args(["-fno-exceptions", "-DKEEL_NO_EXCEPTIONS"]);
+    }
+    run(command
+        .arg("-I")
+        .arg(root().join("include"))
+        .arg("-I")
+        .arg(root().join("bindings/cpp"))
+        .arg(root().join("bindings/cpp/tests/wrapper_test.cpp"))
+        .arg(library_dir().join("libkeel.a"))
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe));
+    exe
+}
+
+fn assert_wrapper_checks_passed(stdout: &str) {
+    let summary = stdout
+        .lines()
+        .rev()
+        .find(|line| line.ends_with(" failed"))
+        .unwrap_or_else(|| panic!("no \"N passed, M failed\" line:\n{stdout}"));
+    assert!(
+        summary.ends_with(" 0 failed"),
+        "keel.hpp's checks fail: {summary}\n{stdout}"
+    );
+}
+
+#[test]
+fn wrapper_with_exceptions() {
+    if !have("c++", "--version") {
+        return;
+    }
+    let stdout = stdout_of(&run(&mut Command::new(build_wrapper_test(false))));
+    print!("{stdout}");
+    assert!(stdout.contains("exceptions mode:"), "{stdout}");
+    assert_wrapper_checks_passed(&stdout);
+}
+
+#[test]
+fn wrapper_without_exceptions() {
+    if !have("c++", "--version") {
+        return;
+    }
+    let stdout = stdout_of(&run(&mut Command::new(build_wrapper_test(true))));
+    print!("{stdout}");
+    assert!(stdout.contains("no-exceptions mode:"), "{stdout}");
+    assert_wrapper_checks_passed(&stdout);
+}
+
+#[test]
+fn wrapper_runs_clean_under_valgrind() {
+    if !have("c++", "--version") || !have("valgrind", "--version") {
+        return;
+    }
+    let exe = build_wrapper_test(false);
+    assert_wrapper_checks_passed(&stdout_of(&valgrind(&exe, &[])));
+}
+
+/// The `cc` lines of bindings/cpp/README.md's fenced blocks, in order.
+fn readme_cc_lines() -> Vec<String> {
+    let readme =
+        std::fs::read_to_string(root().join("bindings/cpp/README.md")).expect("cannot read bindings/cpp/README.md");
+    readme
+        .lines()
+        .map(str::trim)
+        .filter(|line| line.starts_with("cc "))
+        .map(String::from)
+        .collect()
+}
+
+/// Runs a README line verbatim with `sh` in `dir`, then the program it built, which
+/// checks Archimedes on a box and prints "lift/weight".
+fn build_and_run_app(line: &str, dir: &Path, env: &[(&str, &Path)]) -> PathBuf {
+    std::fs::copy(root().join("bindings/cpp/tests/app.c"), dir.join("app.c")).expect("cannot copy app.c");
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(line).current_dir(dir);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    run(&mut command);
+    let app = dir.join("app");
+    let stdout = stdout_of(&run(&mut Command::new(&app)));
+    assert!(stdout.contains("lift/weight"), "{stdout}");
+    app
+}
+
+/// The README's lines for a C program beside the repository's `include/` and cargo's
+/// `target/release/`: a directory laid out that way, with target/release being this
+/// run's library directory.
+#[test]
+fn readme_c_lines_link_static_and_shared() {
+    if !have("cc", "--version") {
+        return;
+    }
+    let lines: Vec<String> = readme_cc_lines()
+        .into_iter()
+        .filter(|l| !l.contains("pkg-config"))
+        .collect();
+    assert!(
+        lines.iter().any(|l| l.contains("libkeel.a")) && lines.iter().any(|l| l.contains("-lkeel")),
+        "bindings/cpp/README.md lost its static or shared cc line: {lines:?}"
+    );
+    for (i, line) in lines.iter().enumerate() {
+        let dir = scratch(&format!("readme-{i}"));
+        std::os::unix::fs::symlink(root().join("include"), dir.join("include")).unwrap();
+        std::fs::create_dir(dir.join("target")).unwrap();
+        std::os::unix::fs::symlink(library_dir(), dir.join("target/release")).unwrap();
+        let app = build_and_run_app(line, &dir, &[]);
+        if let Some(dynamic) = needed_libraries(&app) {
+            assert_eq!(
+                dynamic.contains("[libkeel.so]"),
+                line.contains("-lkeel"),
+                "{line} links the wrong library kind:\n{dynamic}"
+            );
+        }
+    }
+}
+
+/// The README's pkg-config lines after `cmake --install` into a temporary prefix: the
+/// static install, and the shared one with its rpath line.
+#[test]
+fn readme_pkg_config_lines_after_install() {
+    if !have("cmake", "--version") || !have("cc", "--version") || !have("pkg-config", "--version") {
+        return;
+    }
+    let lines: Vec<String> = readme_cc_lines()
+        .into_iter()
+        .filter(|l| l.contains("pkg-config"))
+        .collect();
+    let plain = lines
+        .iter()
+        .find(|l| !l.contains("rpath"))
+        .expect("README: no plain pkg-config cc line");
+    let with_rpath = lines
+        .iter()
+        .find(|l| l.contains("rpath"))
+        .expect("README: no pkg-config cc line with an rpath");
+    for (tag, line, prefix) in [
+        ("pc-static", plain, static_prefix()),
+        ("pc-shared", with_rpath, shared_prefix()),
+    ] {
+        let pkgconfig = prefix.join("lib/pkgconfig");
+        let version = run(Command::new("pkg-config")
+            .args(["--modversion", "keel"])
+            .env("PKG_CONFIG_PATH", &pkgconfig));
+        assert_eq!(stdout_of(&version).trim(), env!("CARGO_PKG_VERSION"));
+        let app = build_and_run_app(line, &scratch(tag), &[("PKG_CONFIG_PATH", pkgconfig.as_path())]);
+        if let Some(dynamic) = needed_libraries(&app) {
+            assert_eq!(
+                dynamic.contains("[libkeel.so]"),
+                tag == "pc-shared",
+                "{line}:\n{dynamic}"
+            );
+        }
+    }
+}
+
+/// find_package(keel) from an installed prefix, static and shared: the example
+/// configures, builds and runs (briefly) against each.
+#[test]
+fn cpp_engine_builds_with_find_package_after_install() {
+    if !have("cmake", "--version") || !have("c++", "--version") {
+        return;
+    }
+    for (tag, prefix, shared) in [
+        ("fp-static", static_prefix(), false),
+        ("fp-shared", shared_prefix(), true),
+    ] {
+        let build = scratch(tag);
+        cmake_configure(
+            &root().join("examples/cpp_engine"),
+            &build,
+            &[
+                "-DKEEL_USE_INSTALLED=ON".to_string(),
+                format!("-DCMAKE_PREFIX_PATH={}", prefix.display()),
+            ],
+        );
+        cmake_build(&build);
+        let exe = build.join("cpp_engine");
+        if let Some(dynamic) = needed_libraries(&exe) {
+            assert_eq!(dynamic.contains("[libkeel.so]"), shared, "{tag}:\n{dynamic}");
+        }
+        let stdout = stdout_of(&run(Command::new(&exe).args(["--flat", "1", "--waves", "1"])));
+        assert!(stdout.contains("physics sanity: OK"), "{tag}:\n{stdout}");
+    }
+}
