@@ -1851,6 +1851,40 @@ static void test_destroy_all_worlds(void) {
   CHECK_OK(keel_world_destroy(c));
 }
 
+/* A 2 x 1 x 4 box of 2000 kg floats level at a draft of 2000 / (1000 * 2 * 4) = 0.25 m,
+   whatever its heel at the start; its centre of mass keeps its horizontal position. */
+static void test_find_equilibrium(void) {
+  KeelWorld w = new_world(1);
+  KeelHull box = 0;
+  KeelBodyDesc d;
+  KeelBody b = 0;
+  KeelBodyState s = make_state(1.0f, 5.0f, 2.0f);
+  KeelBodyState before;
+  CHECK_OK(keel_hull_create_box(w, vec3(2.0f, 1.0f, 4.0f), &box));
+  keel_body_desc_default(&d);
+  d.hull = box;
+  d.mass = 2000.0f;
+  CHECK_OK(keel_body_create(w, &d, &b));
+  s.rotation = quat_axis_angle(0.0f, 0.0f, 1.0f, 0.3f);
+  s.linear_velocity = vec3(1.0f, -2.0f, 3.0f);
+  CHECK_OK(keel_body_find_equilibrium(w, b, vec3(0.0f, 0.0f, 0.0f), &s));
+  CHECK(near_abs(s.position.y, 0.25, 1e-4));
+  CHECK(near_abs(s.position.x, 1.0, 1e-4) && near_abs(s.position.z, 2.0, 1e-4));
+  CHECK(near_abs(fabs(s.rotation.w), 1.0, 1e-6));
+  CHECK(vec_near(s.center_of_mass, s.position, 1e-5));
+  CHECK(vec_len(s.linear_velocity) == 0.0 && vec_len(s.angular_velocity) == 0.0);
+
+  /* Too heavy: the whole box displaces 8000 kg. Nothing is written. */
+  d.mass = 9000.0f;
+  CHECK_OK(keel_body_set_desc(w, b, &d));
+  before = s;
+  CHECK_STATUS(keel_body_find_equilibrium(w, b, vec3(0.0f, 0.0f, 0.0f), &s), KEEL_ERROR_INVALID_ARGUMENT);
+  CHECK(memcmp(&before, &s, sizeof s) == 0 && last_error_mentions("float"));
+  CHECK_STATUS(keel_body_find_equilibrium(w, b, vec3(0.0f, 0.0f, 0.0f), NULL), KEEL_ERROR_NULL_POINTER);
+  CHECK_STATUS(keel_body_find_equilibrium(w, b + 1, vec3(0.0f, 0.0f, 0.0f), &s), KEEL_ERROR_INVALID_HANDLE);
+  CHECK_OK(keel_world_destroy(w));
+}
+
 int main(void) {
   printf("keel C ABI test: library %s, ABI %u.%u\n", keel_version_string(),
          (unsigned)(keel_abi_version() >> 16), (unsigned)(keel_abi_version() & 0xFFFF));
@@ -1868,6 +1902,7 @@ int main(void) {
   test_concurrent_calls();
   test_perlin_far_inputs();
   test_box_inertia_and_counts();
+  test_find_equilibrium();
   test_destroy_all_worlds();
   printf("%d passed, %d failed\n", g_checks - g_failures, g_failures);
   return g_failures == 0 ? 0 : 1;
