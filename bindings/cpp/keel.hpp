@@ -213,30 +213,6 @@ Status fetch_detail(std::vector<T> &out, Get get) {
   return status;
 }
 
-// keel_body_find_equilibrium joins the ABI in version 1.1 (API.md); against a keel.h
-// that does not declare it yet, Body::find_equilibrium compiles and reports so. The
-// fallback below loses overload resolution to the real declaration, which
-// argument-dependent lookup finds through KeelVec3.
-namespace absent {
-struct NotDeclared {};
-template <class... A>
-NotDeclared keel_body_find_equilibrium(A &&...) {
-  return {};
-}
-} // namespace absent
-
-template <class... A>
-auto find_equilibrium(A... args) {
-  using namespace absent;
-  return keel_body_find_equilibrium(args...);
-}
-
-inline Status finish(KeelStatus code) { return check(code); }
-inline Status finish(absent::NotDeclared) {
-  return fail(KEEL_ERROR_INVALID_ARGUMENT,
-              "keel_body_find_equilibrium: this keel.h predates it (ABI 1.1)");
-}
-
 } // namespace detail
 
 // ------------------------------------------------------------------------------------
@@ -717,8 +693,8 @@ public:
   // The pose at which the body floats at rest on flat water, from in_out_state's
   // horizontal position and heading (keel_body_find_equilibrium).
   Status find_equilibrium(Vec3 center_of_mass_local, BodyState &in_out_state) const {
-    return detail::finish(
-        detail::find_equilibrium(world_, handle_, center_of_mass_local, &in_out_state));
+    return detail::check(
+        keel_body_find_equilibrium(world_, handle_, center_of_mass_local, &in_out_state));
   }
 
   // ---- Detail of the last step (two-call pattern; `out`'s capacity is reused).

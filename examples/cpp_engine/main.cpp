@@ -169,15 +169,7 @@ int main(int argc, char **argv) {
     box.rigid.center_of_mass = {0.0, kBoxHeight / 2 + 0.1, 0.0};
     keel::BodyState boat_start = boat.rigid.state();
     boat_start.position = {8.0f, 0.0f, 0.0f};
-    bool boat_at_rest = true;
-    try {
-      boat.rigid.set_pose(boat.body.equilibrium(engine::kv(boat.rigid.center_of_mass_local), boat_start));
-    } catch (const keel::Error &e) {
-      // A library older than keel_body_find_equilibrium: dropped near its waterline.
-      std::printf("boat: no equilibrium from keel (%s); dropped instead\n", e.what());
-      boat_at_rest = false;
-      boat.rigid.set_pose(boat_start);
-    }
+    boat.rigid.set_pose(boat.body.equilibrium(engine::kv(boat.rigid.center_of_mass_local), boat_start));
 
     const double dt = 1.0 / 60.0;
     const V3 gravity{0, -kGravity, 0};
@@ -257,9 +249,8 @@ int main(int argc, char **argv) {
     checks.require_if(long_waves, short_run, std::fabs(wave_draft.value() / archimedes_draft - 1.0) < 0.05,
                       format("Gerstner sea: box mean draft %.4f m, Archimedes %.4f m (5%%)",
                              wave_draft.value(), archimedes_draft));
-    checks.require_if(boat_at_rest, "skipped, keel_body_find_equilibrium is missing",
-                      std::fabs(boat_first_lift - 1.0) < 0.02,
-                      format("boat spawned at keel's equilibrium: lift / weight %.4f", boat_first_lift, 0));
+    checks.require(std::fabs(boat_first_lift - 1.0) < 0.02,
+                   format("boat spawned at keel's equilibrium: lift / weight %.4f", boat_first_lift, 0));
     checks.require_if(long_flat, short_run,
                       std::fabs(boat_flat_volume.value() / (boat_mass / kWaterDensity) - 1.0) < 0.02,
                       format("flat water: boat displaces %.4f m^3 for %.4f m^3 of weight (2%%)",
