@@ -135,6 +135,12 @@ status_functions! {
     keel_body_create(world: KeelWorld, desc: *const KeelBodyDesc, out_body: *mut KeelBody);
     keel_body_set_desc(world: KeelWorld, body: KeelBody, desc: *const KeelBodyDesc);
     keel_body_get_desc(world: KeelWorld, body: KeelBody, out_desc: *mut KeelBodyDesc);
+    keel_body_find_equilibrium(
+        world: KeelWorld,
+        body: KeelBody,
+        center_of_mass_local: KeelVec3,
+        in_out_state: *mut KeelBodyState,
+    );
     keel_body_destroy(world: KeelWorld, body: KeelBody);
     keel_body_step(
         world: KeelWorld,
@@ -1581,7 +1587,12 @@ impl Fuzzer {
                 self.finding(what, function, inputs, format!("{}\n  {detail}", call()));
             }
         }
-        const ASKING: [&str; 3] = ["keel_body_step", "keel_world_step", "keel_water_sample"];
+        const ASKING: [&str; 4] = [
+            "keel_body_step",
+            "keel_world_step",
+            "keel_water_sample",
+            "keel_body_find_equilibrium",
+        ];
         if log.calls > 0 && !ASKING.contains(&function) {
             self.finding(
                 "the water callback was called by a function that does not ask the water",
@@ -2440,6 +2451,7 @@ impl Fuzzer {
             948..=957 => self.op_hull_box(),
             958..=967 => self.op_hull_inertia(),
             968..=975 => self.op_world_counts(),
+            976..=979 => self.op_body_equilibrium(),
             _ => self.op_body_step(),
         }
     }
@@ -3549,6 +3561,67 @@ impl Fuzzer {
                     format!("{}\n  principal {p:?}, rotation {q:?}", call()),
                 );
             }
+        }
+    }
+
+    /// keel_body_find_equilibrium: an in-out state, left as it was on failure. Bodies may
+    /// be on open hulls or too heavy to float, so a refusal is never a finding; a rest pose
+    /// must be finite, still and have a unit rotation.
+    fn op_body_equilibrium(&mut self) {
+        let (wi, w, mut bad) = self.pick_world(0.05);
+        let (bi, b, bbad) = self.pick_body(wi, 0.15);
+        bad.merge(bbad);
+        let mut extreme = false;
+        let prev = match (wi, bi) {
+            (Some(i), Some(j)) => self.worlds[i].bodies[j].state,
+            _ => None,
+        };
+        let state = self.state(wi, prev, 0.05, &mut extreme);
+        bad.merge(state_bad(&state));
+        let r = &mut self.rng;
+        let com = v3(
+            r.num(-0.5, 0.5, 0.03, &mut extreme),
+            r.num(-0.5, 0.5, 0.03, &mut extreme),
+            r.num(-0.5, 0.5, 0.03, &mut extreme),
+        );
+        bad.add(!vec_finite(com), "center_of_mass_local is not finite");
+        let mode = self.mode(0.05);
+        bad.add(mode != Ptr::Valid, "in_out_state is NULL or misaligned");
+        let fill = self.fill();
+        let mut io = Out::<KeelBodyState>::new(1, mode, fill);
+        if mode == Ptr::Valid {
+            // SAFETY: a valid, aligned buffer of at least one state.
+            unsafe { io.ptr().write(state) };
+        }
+        let before = io.bytes().to_vec();
+        self.enter("keel_body_find_equilibrium");
+        let st = unsafe { raw::keel_body_find_equilibrium(w, b, com, io.ptr()) };
+        let inputs = self.inputs(wi, bit(extreme, X_STATE));
+        let context = self.context(wi);
+        let call = || format!("{context}, body {b:#x}, com {com:?}, state {state:?}, {mode:?}");
+        self.check("keel_body_find_equilibrium", st, bad, false, inputs, &call);
+        if st != OK {
+            if io.bytes() != before.as_slice() {
+                self.finding("output written on failure", "keel_body_find_equilibrium", inputs, call());
+            }
+            return;
+        }
+        if mode != Ptr::Valid {
+            return;
+        }
+        let rest = io.get(0);
+        let q = rest.rotation;
+        let length = ((q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w) as f64).sqrt();
+        let still = [rest.linear_velocity, rest.angular_velocity]
+            .iter()
+            .all(|v| v.x == 0.0 && v.y == 0.0 && v.z == 0.0);
+        if !(state_bad(&rest).0.is_none() && still && (length - 1.0).abs() < 1e-3) || !io.untouched_from(1) {
+            self.finding(
+                "a rest pose not finite, not still, without a unit rotation, or written past",
+                "keel_body_find_equilibrium",
+                inputs,
+                format!("{}\n  rest {rest:?}", call()),
+            );
         }
     }
 
