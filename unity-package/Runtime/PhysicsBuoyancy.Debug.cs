@@ -29,8 +29,9 @@ namespace Keel
                         : part == Part.Emerged ? KeelNative.keel_body_get_emerged_triangles(m_World, body, buf, cap, &count)
                         : KeelNative.keel_body_get_waterline(m_World, body, buf, cap, &count);
                 }
-                if (status == KeelStatus.KEEL_OK) return (int)count;
-                if (status != KeelStatus.KEEL_ERROR_BUFFER_TOO_SMALL) return 0;
+                // With no buffer (capacity 0) the call only reports the count.
+                if (status == KeelStatus.KEEL_OK && count <= m_DebugVertices.Length) return (int)count;
+                if (status != KeelStatus.KEEL_OK && status != KeelStatus.KEEL_ERROR_BUFFER_TOO_SMALL) return 0;
                 m_DebugVertices = new KeelVec3[Mathf.Max((int)count, 2 * m_DebugVertices.Length)];
             }
             return 0;

@@ -243,6 +243,8 @@ namespace UnityEngine
         public static float Sin(float f) { return (float)Math.Sin(f); }
         public static float Cos(float f) { return (float)Math.Cos(f); }
         public static float Sqrt(float f) { return (float)Math.Sqrt(f); }
+        public static float Atan(float f) { return (float)Math.Atan(f); }
+        public static float Atan2(float y, float x) { return (float)Math.Atan2(y, x); }
         public static float Abs(float f) { return Math.Abs(f); }
         public static int Abs(int value) { return Math.Abs(value); }
         public static float Pow(float f, float p) { return (float)Math.Pow(f, p); }

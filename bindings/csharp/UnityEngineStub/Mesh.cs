@@ -50,6 +50,27 @@ namespace UnityEngine
             Debug.LogError("Not allowed to access vertices on mesh '" + name + "' (isReadable is false; Read/Write must be enabled in import settings)");
         }
 
+        // Unity's built-in plane: 10 m x 10 m in XZ, 11 x 11 vertices, facing up.
+        internal static Mesh CreatePlane()
+        {
+            var verts = new List<Vector3>();
+            var tris = new List<int>();
+            for (int iz = 0; iz <= 10; iz++)
+                for (int ix = 0; ix <= 10; ix++) verts.Add(new Vector3(ix - 5f, 0f, iz - 5f));
+            for (int iz = 0; iz < 10; iz++)
+                for (int ix = 0; ix < 10; ix++)
+                {
+                    int a = iz * 11 + ix;
+                    // cross(b - a, c - a) = cross(+z, +x) = +y: up.
+                    tris.AddRange(new[] { a, a + 11, a + 1, a + 1, a + 11, a + 12 });
+                }
+            var mesh = new Mesh { name = "Plane" };
+            mesh.SetVertices(verts);
+            mesh.SetTriangles(tris, 0);
+            mesh.RecalculateBounds();
+            return mesh;
+        }
+
         // Unity's built-in cube: 1 m, centred, 24 vertices (split at the hard edges),
         // triangles facing out the way Unity winds them (clockwise seen from outside,
         // i.e. cross(b - a, c - a) points out).
@@ -93,4 +114,13 @@ namespace UnityEngine
     public sealed class MeshRenderer : Renderer { }
     public class Material : Object { public Color color; public Material(Shader s) { } }
     public class Shader : Object { public static Shader Find(string name) { return new Shader(); } }
+}
+
+namespace UnityEngine
+{
+    public class TextAsset : Object
+    {
+        public TextAsset(string text) { this.text = text; }
+        public string text { get; private set; }
+    }
 }

@@ -185,3 +185,31 @@ namespace UnityEditor
     [AttributeUsage(AttributeTargets.Method)]
     public sealed class InitializeOnLoadMethodAttribute : Attribute { }
 }
+
+namespace UnityEditor
+{
+    public enum MessageType { None, Info, Warning, Error }
+
+    [AttributeUsage(AttributeTargets.Class, Inherited = true)]
+    public sealed class CustomEditor : Attribute { public CustomEditor(Type inspectedType) { } }
+    [AttributeUsage(AttributeTargets.Class)]
+    public sealed class CanEditMultipleObjects : Attribute { }
+
+    public class Editor : UnityEngine.Object
+    {
+        public UnityEngine.Object target;
+        public virtual void OnInspectorGUI() { }
+        public bool DrawDefaultInspector() { return true; }
+    }
+
+    public static class EditorGUILayout
+    {
+        public static void HelpBox(string message, MessageType type) { }
+        public static void LabelField(string label, string label2, params UnityEngine.GUILayoutOption[] options) { }
+    }
+}
+
+namespace UnityEngine
+{
+    public sealed class GUILayoutOption { }
+}

@@ -130,7 +130,7 @@ namespace UnityEngine
         public static GameObject CreatePrimitive(PrimitiveType type)
         {
             var go = new GameObject(type.ToString());
-            go.AddComponent<MeshFilter>().sharedMesh = Mesh.CreateCube();
+            go.AddComponent<MeshFilter>().sharedMesh = type == PrimitiveType.Plane ? Mesh.CreatePlane() : Mesh.CreateCube();
             go.AddComponent<MeshRenderer>();
             return go;
         }

@@ -840,6 +840,22 @@ public static unsafe partial class KeelNative
         public static extern KeelStatus keel_world_step(ulong world, ulong* bodies, KeelBodyState* states, uint count, float dt, KeelBodyForces* out_forces);
 
         /// <summary>
+        /// The pose at which the body floats at rest on flat water, for spawning bodies already
+        /// settled and for stability checks. Starts from in_out_state's horizontal position and
+        /// heading (the centre of mass keeps its horizontal position, the body's forward axis
+        /// its compass direction); writes the equilibrium position and rotation (heave, heel and
+        /// trim solved for a stable rest: a body unstable upright is tipped to the attitude it
+        /// would capsize to), zero velocities and the world centre of mass. The water is taken
+        /// flat at the world's water height under the start's centre of mass. Fails with
+        /// KEEL_ERROR_INVALID_ARGUMENT if the hull is open or the body is too heavy to float.
+        /// 
+        /// # Safety
+        /// `in_out_state` is NULL or valid.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "keel_body_find_equilibrium", CallingConvention = CallingConvention.Cdecl)]
+        public static extern KeelStatus keel_body_find_equilibrium(ulong world, ulong body, KeelVec3 center_of_mass_local, KeelBodyState* in_out_state);
+
+        /// <summary>
         /// (point, force) pairs, world, whose sum and moment about the centre of mass reproduce
         /// the last step's force and torque, apart from the angular-damping couple.
         /// 

@@ -216,9 +216,7 @@ fn parse_params(text: &str) -> Result<Vec<Field>, String> {
 /// `const struct KeelVec3 *points` into ("const struct KeelVec3 *", "points").
 fn split_type_and_name(decl: &str) -> Result<(String, String), String> {
     let decl = decl.trim();
-    let cut = decl
-        .rfind(|c: char| c == ' ' || c == '*')
-        .ok_or_else(|| format!("no name in `{decl}`"))?;
+    let cut = decl.rfind([' ', '*']).ok_or_else(|| format!("no name in `{decl}`"))?;
     let ty = decl[..=cut].trim();
     let name = decl[cut + 1..].trim();
     let ty = if ty.ends_with('*') {

@@ -1,0 +1,74 @@
+// PhysicsBuoyancy's refusals and debugging views: a bad mesh gets one clear console
+// error and no force, never an exception per frame; the figure-19 meshes and the gizmos
+// show the last step. (The P/Invoke layer's own tests are the package's Tests/Runtime.)
+// SPDX-License-Identifier: MIT OR Apache-2.0
+using System;
+using Keel;
+using Keel.Native;
+using NUnit.Framework;
+using UnityEngine;
+
+namespace Keel.Tests
+{
+    [TestFixture]
+    public unsafe class PackageApiTests : SceneTest
+    {
+        private void AssertOneErrorAndNoForce(PhysicsBuoyancy body, string expected)
+        {
+            StandInPlayerLoop.Step(50);
+            Assert.IsTrue(body.HasFailed);
+            Assert.AreEqual(1, Debug.StandInErrors.Count, string.Join("\n", Debug.StandInErrors.ToArray()));
+            StringAssert.Contains("'" + body.name + "'", Debug.StandInErrors[0]);
+            StringAssert.Contains(expected, Debug.StandInErrors[0]);
+            Assert.AreEqual(0f, body.LastForces.force.y);
+            Assert.AreEqual(0UL, body.BodyHandle);
+        }
+
+        [Test]
+        public void UnreadableMeshGetsOneClearError()
+        {
+            PhysicsBuoyancy body = Box("Locked crate", Vector3.one, 300f, Vector3.zero);
+            body.GetComponent<MeshFilter>().sharedMesh.UploadMeshData(true);
+            AssertOneErrorAndNoForce(body, "not readable");
+        }
+
+        [Test]
+        public void MeshWithoutTrianglesGetsOneClearError()
+        {
+            PhysicsBuoyancy body = Box("Empty", Vector3.one, 300f, Vector3.zero);
+            body.GetComponent<MeshFilter>().sharedMesh = new Mesh { name = "nothing" };
+            AssertOneErrorAndNoForce(body, "no triangles");
+        }
+
+        [Test]
+        public void ZeroScaleGetsOneClearError()
+        {
+            PhysicsBuoyancy body = Box("Flat", new Vector3(1f, 0f, 1f), 300f, Vector3.zero);
+            AssertOneErrorAndNoForce(body, "scaled to zero");
+        }
+
+        [Test]
+        public void DebugMeshesShowTheUnderwaterAndAboveWaterParts()
+        {
+            PhysicsBuoyancy raft = Box("Raft", new Vector3(2f, 0.5f, 2f), 1000f, new Vector3(0f, 0.1f, 0.2f));
+            raft.transform.rotation = Quaternion.Euler(10f, 0f, 5f);
+            raft.GetComponent<Rigidbody>().isKinematic = true;
+            var under = new GameObject("Under", typeof(MeshFilter));
+            var above = new GameObject("Above", typeof(MeshFilter));
+            raft.underWaterObj = under;
+            raft.aboveWaterObj = above;
+            StandInPlayerLoop.Step(2);
+            Vector3[] wet = under.GetComponent<MeshFilter>().sharedMesh.vertices;
+            Vector3[] dry = above.GetComponent<MeshFilter>().sharedMesh.vertices;
+            Assert.That(wet.Length, Is.GreaterThan(0));
+            Assert.That(dry.Length, Is.GreaterThan(0));
+            foreach (Vector3 v in wet) Assert.That(v.y, Is.LessThanOrEqualTo(1e-4f));
+            foreach (Vector3 v in dry) Assert.That(v.y, Is.GreaterThanOrEqualTo(-1e-4f));
+
+            Gizmos.StandInDrawCount = 0;
+            StandInPlayerLoop.DrawGizmos();
+            // Three edges per submerged triangle, the waterline, the centre and the arrow.
+            Assert.That(Gizmos.StandInDrawCount, Is.GreaterThanOrEqualTo(wet.Length + 2));
+        }
+    }
+}
