@@ -265,7 +265,26 @@ struct Attitude {
     sub: Submerged,
 }
 
-impl Problem<'_> {
+impl<'a> Problem<'a> {
+    fn new(hull: &'a Hull, load: &Loading, start: &Pose) -> Result<Self> {
+        load.validate(hull)?;
+        if !start.position.is_finite() || !start.rotation.is_finite() || start.rotation.length_squared() < 1e-12 {
+            return Err(Error::argument(
+                "the start pose must be finite with a non-zero rotation",
+            ));
+        }
+        let (lo, hi) = (hull.info().bounds_min, hull.info().bounds_max);
+        let com = start.apply(load.com_local);
+        Ok(Problem {
+            hull,
+            load: *load,
+            com_xz: DVec2::new(com.x, com.z),
+            heading: heading_of(start.rotation.normalize()),
+            size: (hi - lo).length(),
+            target_volume: load.mass / load.water_density,
+        })
+    }
+
     fn pose(&self, rotation: DQuat, com_y: f64) -> Pose {
         let com = DVec3::new(self.com_xz.x, com_y, self.com_xz.y);
         Pose {
@@ -401,23 +420,8 @@ fn heading_of(rotation: DQuat) -> DQuat {
 /// the start's heading and the centre of mass's horizontal position kept (module docs).
 /// Fails if the hull is open or the mass cannot float.
 pub fn find_equilibrium(hull: &Hull, load: &Loading, start: &Pose) -> Result<Equilibrium> {
-    load.validate(hull)?;
-    if !start.position.is_finite() || !start.rotation.is_finite() || start.rotation.length_squared() < 1e-12 {
-        return Err(Error::argument(
-            "the start pose must be finite with a non-zero rotation",
-        ));
-    }
+    let problem = Problem::new(hull, load, start)?;
     let rotation0 = start.rotation.normalize();
-    let (lo, hi) = (hull.info().bounds_min, hull.info().bounds_max);
-    let com = start.apply(load.com_local);
-    let problem = Problem {
-        hull,
-        load: *load,
-        com_xz: DVec2::new(com.x, com.z),
-        heading: heading_of(rotation0),
-        size: (hi - lo).length(),
-        target_volume: load.mass / load.water_density,
-    };
     let mut current = problem.settle(rotation0, None);
     let scale = load.mass * load.gravity * problem.size;
     let mut iterations = 0;
@@ -481,6 +485,14 @@ pub fn find_equilibrium(hull: &Hull, load: &Loading, start: &Pose) -> Result<Equ
         trim: v.x,
         iterations,
     })
+}
+
+/// The pose at which a body of `load` floats with the attitude of `start`, heave alone
+/// solved (`rho V = m`): where figures such as the upright GM are read, stable or not.
+pub fn float_level(hull: &Hull, load: &Loading, start: &Pose) -> Result<Pose> {
+    let problem = Problem::new(hull, load, start)?;
+    let a = problem.settle(start.rotation.normalize(), None);
+    Ok(problem.pose(a.rotation, a.com_y))
 }
 
 /// Hydrostatic figures of a body at one pose on flat water (module docs for the
@@ -555,10 +567,7 @@ pub fn hydrostatics(hull: &Hull, load: &Loading, pose: &Pose, inertia: Option<DM
     let (kb, kg) = (sub.centroid.y - keel, com.y - keel);
     let gm_t = kb + bm_t - kg;
     let gm_l = kb + bm_l - kg;
-    let inertia = inertia.unwrap_or_else(|| {
-        let d = load.com_local - hull.info().centroid;
-        (hull.unit_inertia() + DMat3::from_diagonal(DVec3::splat(d.length_squared())) - outer(d, d)) * load.mass
-    });
+    let inertia = inertia.unwrap_or_else(|| uniform_inertia(hull, load.mass, load.com_local));
     let roll_inertia = DVec3::Z.dot(inertia * DVec3::Z);
     let pitch_inertia = DVec3::X.dot(inertia * DVec3::X);
     let (m, g, rho) = (load.mass, load.gravity, load.water_density);
@@ -590,6 +599,14 @@ pub fn hydrostatics(hull: &Hull, load: &Loading, pose: &Pose, inertia: Option<DM
         pitch_period: period(pitch_inertia, m * g * gm_l),
         roll_inertia,
     })
+}
+
+/// Inertia tensor, body axes, about `com_local`, of the hull's solid at uniform density
+/// and total `mass` (moved by the parallel-axis rule when `com_local` is not the hull's
+/// centroid: ballast that lowers the centre of mass is taken as a point mass there).
+pub fn uniform_inertia(hull: &Hull, mass: f64, com_local: DVec3) -> DMat3 {
+    let d = com_local - hull.info().centroid;
+    (hull.unit_inertia() + DMat3::from_diagonal(DVec3::splat(d.length_squared())) - outer(d, d)) * mass
 }
 
 fn outer(a: DVec3, b: DVec3) -> DMat3 {

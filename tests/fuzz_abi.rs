@@ -3602,7 +3602,12 @@ impl Fuzzer {
         self.check("keel_body_find_equilibrium", st, bad, false, inputs, &call);
         if st != OK {
             if io.bytes() != before.as_slice() {
-                self.finding("output written on failure", "keel_body_find_equilibrium", inputs, call());
+                self.finding(
+                    "output written on failure",
+                    "keel_body_find_equilibrium",
+                    inputs,
+                    call(),
+                );
             }
             return;
         }

@@ -1,0 +1,238 @@
+//! `keel demo`: the thesis's scenes, headless, each checked against what physics says it
+//! must do (Archimedes, the hydrostatic equilibrium, the stability of a box).
+
+use std::path::Path;
+
+use glam::{DQuat, DVec3, Vec3};
+use keel::hydrostatics::Pose;
+
+use crate::error::Result;
+use crate::mesh::{self, Mesh};
+use crate::plot;
+use crate::setup::{self, MassChoice, WaterKind};
+use crate::sim::{self, Sample, Scene};
+use crate::simulate::{self, Summary};
+
+struct Check {
+    ok: bool,
+    text: String,
+}
+
+fn check(ok: bool, text: String) -> Check {
+    Check { ok, text }
+}
+
+struct SceneSpec {
+    slug: &'static str,
+    name: &'static str,
+    mesh: Mesh,
+    mass: f64,
+    water: WaterKind,
+    /// Height of the lowest point above the water at the start, m.
+    drop: f64,
+    start: DQuat,
+}
+
+fn specs() -> Result<Vec<SceneSpec>> {
+    let cube = mesh::cuboid(Vec3::ONE);
+    let boat = mesh::boat(8.0, 2.5, 0.8, 0.6);
+    let bunny = mesh::bunny(0.1)?;
+    let plate = mesh::cuboid(Vec3::new(2.0, 0.1, 2.0));
+    Ok(vec![
+        SceneSpec {
+            slug: "birch-cube",
+            name: "birch cube, 483 kg",
+            mesh: cube.clone(),
+            mass: 483.0,
+            water: WaterKind::Flat,
+            drop: 0.1,
+            // A cube this light is unstable flat: a nudge shows where it goes.
+            start: setup::tilt(3.0, 2.0),
+        },
+        SceneSpec {
+            slug: "cube-800",
+            name: "cube, 800 kg",
+            mesh: cube,
+            mass: 800.0,
+            water: WaterKind::Flat,
+            drop: 0.1,
+            start: setup::tilt(3.0, 0.0),
+        },
+        SceneSpec {
+            slug: "boat",
+            name: "boat hull on Gerstner waves",
+            mass: 0.35 * 1000.0 * volume_of(&boat),
+            mesh: boat,
+            water: WaterKind::Gerstner,
+            drop: 0.0,
+            start: DQuat::IDENTITY,
+        },
+        SceneSpec {
+            slug: "bunny",
+            name: "Stanford bunny",
+            mass: 0.5 * 1000.0 * volume_of(&bunny),
+            mesh: bunny,
+            water: WaterKind::Flat,
+            drop: 0.1,
+            start: DQuat::IDENTITY,
+        },
+        SceneSpec {
+            slug: "plate-flat",
+            name: "plate falling flat",
+            mesh: plate.clone(),
+            mass: 160.0,
+            water: WaterKind::Flat,
+            drop: 3.0,
+            start: DQuat::IDENTITY,
+        },
+        SceneSpec {
+            slug: "plate-edge",
+            name: "plate falling edge first",
+            mesh: plate,
+            mass: 160.0,
+            water: WaterKind::Flat,
+            drop: 3.0,
+            start: setup::tilt(70.0, 0.0),
+        },
+    ])
+}
+
+fn volume_of(mesh: &Mesh) -> f64 {
+    keel::Hull::new(&mesh.desc(false)).map_or(0.0, |h| h.info().volume)
+}
+
+fn build_scene(spec: &SceneSpec) -> Result<Scene> {
+    let choice = MassChoice {
+        mass: Some(spec.mass),
+        ..MassChoice::default()
+    };
+    let mut built = setup::build(&spec.mesh, false, &choice, keel::forces::FORCE_DEFAULT)?;
+    setup::set_water(&mut built.world, spec.water, 0.8, 10.0)?;
+    let lowest = spec
+        .mesh
+        .vertices
+        .iter()
+        .map(|v| (spec.start * v.as_dvec3()).y)
+        .fold(f64::INFINITY, f64::min);
+    let pose = Pose {
+        position: DVec3::new(0.0, spec.drop - lowest, 0.0),
+        rotation: spec.start,
+    };
+    // The boat starts floating, not dropped.
+    let pose = if spec.water == WaterKind::Gerstner {
+        let eq = setup::equilibrium(&built, DQuat::IDENTITY)?;
+        eq.pose
+    } else {
+        pose
+    };
+    setup::scene(spec.name, built, spec.mesh.clone(), pose)
+}
+
+/// The checks of one scene against physics.
+fn checks(spec: &SceneSpec, summary: &Summary, samples: &[Sample]) -> Vec<Check> {
+    let mut out = Vec::new();
+    let g = 9.81;
+    let weight = spec.mass * g;
+    if spec.water == WaterKind::Flat {
+        out.push(check(
+            (summary.mean_buoyancy - weight).abs() < 0.02 * weight,
+            format!(
+                "buoyancy at rest {:.0} N against the weight {:.0} N (Archimedes)",
+                summary.mean_buoyancy, weight
+            ),
+        ));
+        if let Some(p) = &summary.predicted {
+            let dy = summary.center_of_mass[1] - p.center_of_mass_y;
+            out.push(check(
+                dy.abs() < 0.01,
+                format!(
+                    "settled centre of mass at y = {:.3} m, hydrostatic equilibrium {:.3} m",
+                    summary.center_of_mass[1], p.center_of_mass_y
+                ),
+            ));
+            let up = DVec3::from_array(summary.up_local);
+            let angle = up.angle_between(DVec3::from_array(p.up_local)).to_degrees();
+            let tilt = up.y.clamp(-1.0, 1.0).acos().to_degrees();
+            out.push(check(
+                angle < 3.0,
+                format!(
+                    "settled tilt {tilt:.1} deg from level, equilibrium {:.1} deg ({angle:.1} deg apart)",
+                    p.tilt_deg
+                ),
+            ));
+            if let Some(t) = p.roll_period {
+                out.push(check(
+                    p.gm_t > 0.0,
+                    format!("GM_T at rest {:.3} m, natural roll period {t:.2} s", p.gm_t),
+                ));
+            }
+        }
+        out.push(check(
+            summary.settled,
+            format!(
+                "came to rest (last fifth: heave within {:.4} m, roll within {:.2} deg)",
+                summary.heave_spread, summary.roll_spread_deg
+            ),
+        ));
+    } else {
+        let heel = samples.iter().map(|s| s.roll.abs()).fold(0.0, f64::max).to_degrees();
+        out.push(check(heel < 30.0, format!("largest heel in the waves {heel:.1} deg")));
+        let (lo, hi) = samples
+            .iter()
+            .map(|s| s.com.y)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| (a.min(y), b.max(y)));
+        out.push(check(
+            hi - lo < 3.0,
+            format!("heave range {:.2} m in 1.6 m waves", hi - lo),
+        ));
+        if let Some(t) = summary.roll_period {
+            out.push(check(true, format!("roll period in the waves {t:.2} s")));
+        }
+    }
+    if spec.slug.starts_with("plate") {
+        out.push(check(
+            summary.peak_slamming > 0.0,
+            format!("peak slamming force {:.0} N at water entry", summary.peak_slamming),
+        ));
+    }
+    out
+}
+
+/// Runs every scene for `seconds` and writes plots into `plot_dir`; returns whether every
+/// check passed.
+pub fn run(seconds: f64, dt: f64, plot_dir: Option<&Path>) -> Result<bool> {
+    let mut panels = Vec::new();
+    let mut all_ok = true;
+    let mut plate_peaks = Vec::new();
+    for (k, spec) in specs()?.iter().enumerate() {
+        let mut scene = build_scene(spec)?;
+        let samples = sim::run(&mut scene, seconds, dt, spec.slug)?;
+        let summary = simulate::summarise(&scene, &samples, seconds);
+        println!("{} ({:.0} kg, {:.0} s)", spec.name, spec.mass, seconds);
+        for c in checks(spec, &summary, &samples) {
+            all_ok &= c.ok;
+            println!("  {:8} {}", if c.ok { "OK" } else { "WARNING" }, c.text);
+        }
+        if spec.slug.starts_with("plate") {
+            plate_peaks.push(summary.peak_slamming);
+        }
+        if let Some(dir) = plot_dir {
+            let prefix = format!("{}-{}-", k + 1, spec.slug);
+            panels.extend(plot::write_all(dir, &prefix, &scene, &samples)?);
+        }
+    }
+    if let [flat, edge] = plate_peaks[..] {
+        let ok = flat > edge;
+        all_ok &= ok;
+        println!("two falling plates");
+        println!(
+            "  {:8} flat entry slams harder than edge first: {flat:.0} N against {edge:.0} N",
+            if ok { "OK" } else { "WARNING" }
+        );
+    }
+    if let Some(dir) = plot_dir {
+        plot::write_layout(dir, &panels)?;
+        println!("plots written to {}", dir.display());
+    }
+    Ok(all_ok)
+}

@@ -1,0 +1,152 @@
+//! Meshes: OBJ files through tobj, and the demo's generated hulls.
+
+use std::path::Path;
+
+use glam::Vec3;
+
+use crate::error::{CliError, Exit, Result};
+
+/// A triangle mesh as a host passes it to keel.
+#[derive(Clone, Debug, Default)]
+pub struct Mesh {
+    pub vertices: Vec<Vec3>,
+    pub indices: Vec<u32>,
+}
+
+impl Mesh {
+    pub fn desc(&self, flip_winding: bool) -> keel::HullDesc<'_> {
+        keel::HullDesc {
+            vertices: &self.vertices,
+            indices: &self.indices,
+            flip_winding,
+        }
+    }
+
+    pub fn scaled(mut self, scale: f32) -> Self {
+        for v in &mut self.vertices {
+            *v *= scale;
+        }
+        self
+    }
+}
+
+/// Every object of an OBJ file as one mesh, polygons split into triangles.
+pub fn load_obj(path: &Path) -> Result<Mesh> {
+    if !path.is_file() {
+        return Err(CliError::new(
+            Exit::MissingFile,
+            format!("no mesh file at {}", path.display()),
+        ));
+    }
+    let options = tobj::LoadOptions {
+        triangulate: true,
+        ..Default::default()
+    };
+    let (models, _materials) = tobj::load_obj(path, &options).map_err(|e| {
+        let exit = match e {
+            tobj::LoadError::OpenFileFailed | tobj::LoadError::ReadError => Exit::MissingFile,
+            _ => Exit::MalformedObj,
+        };
+        CliError::new(exit, format!("{} is not a readable OBJ mesh: {e}", path.display()))
+    })?;
+    let mut mesh = Mesh::default();
+    for model in &models {
+        let m = &model.mesh;
+        let base = mesh.vertices.len() as u32;
+        mesh.vertices
+            .extend(m.positions.chunks_exact(3).map(|p| Vec3::new(p[0], p[1], p[2])));
+        mesh.indices.extend(m.indices.iter().map(|&i| base + i));
+    }
+    if mesh.indices.is_empty() {
+        return Err(CliError::new(
+            Exit::NoTriangles,
+            format!("{} has no triangles (no `f` lines)", path.display()),
+        ));
+    }
+    Ok(mesh)
+}
+
+/// Parses an OBJ from text (the embedded bunny).
+pub fn parse_obj(text: &str) -> Result<Mesh> {
+    let options = tobj::LoadOptions {
+        triangulate: true,
+        ..Default::default()
+    };
+    let mut reader = std::io::BufReader::new(text.as_bytes());
+    let (models, _) = tobj::load_obj_buf(&mut reader, &options, |_| Err(tobj::LoadError::OpenFileFailed))
+        .map_err(|e| CliError::new(Exit::MalformedObj, format!("embedded mesh: {e}")))?;
+    let mut mesh = Mesh::default();
+    for model in &models {
+        let base = mesh.vertices.len() as u32;
+        let m = &model.mesh;
+        mesh.vertices
+            .extend(m.positions.chunks_exact(3).map(|p| Vec3::new(p[0], p[1], p[2])));
+        mesh.indices.extend(m.indices.iter().map(|&i| base + i));
+    }
+    Ok(mesh)
+}
+
+/// Writes `mesh` as OBJ with its vertices mapped by `map`.
+pub fn write_obj(path: &Path, mesh: &Mesh, map: impl Fn(Vec3) -> glam::DVec3) -> Result<()> {
+    use std::fmt::Write as _;
+    let mut text = String::from("# written by `keel`\n");
+    for &v in &mesh.vertices {
+        let p = map(v);
+        let _ = writeln!(text, "v {} {} {}", p.x, p.y, p.z);
+    }
+    for t in mesh.indices.chunks_exact(3) {
+        let _ = writeln!(text, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1);
+    }
+    std::fs::write(path, text).map_err(|e| CliError::output(path, e))
+}
+
+/// The Stanford bunny the test suite floats (public domain; `tests/meshes/README.md`).
+pub fn bunny(scale: f32) -> Result<Mesh> {
+    Ok(parse_obj(include_str!("../../tests/meshes/bunny.obj"))?.scaled(scale))
+}
+
+/// A box of full extents `size` centred on the origin.
+pub fn cuboid(size: Vec3) -> Mesh {
+    let (vertices, indices) = keel::hull::box_mesh(size);
+    Mesh { vertices, indices }
+}
+
+/// A boat-like closed hull lofted along Z from a transom (z = -length/2) to a sharp bow,
+/// each station a rounded V from the deck (y = freeboard) to the keel (y = -depth).
+pub fn boat(length: f32, beam: f32, depth: f32, freeboard: f32) -> Mesh {
+    let (stations, points) = (24u32, 12u32);
+    let mut vertices = Vec::new();
+    for k in 0..=stations {
+        let s = k as f32 / stations as f32;
+        let z = -length / 2.0 + s * length;
+        let half_beam = if k == stations {
+            0.0
+        } else {
+            beam / 2.0 * (0.6 + 1.2 * s - 1.8 * s * s) / 0.8
+        };
+        for p in 0..=points {
+            let angle = std::f32::consts::PI * p as f32 / points as f32;
+            let keel_depth = depth * (1.0 - 0.3 * s * s);
+            vertices.push(Vec3::new(
+                half_beam * angle.cos(),
+                freeboard - (freeboard + keel_depth) * angle.sin(),
+                z,
+            ));
+        }
+    }
+    let ring = points + 1;
+    let mut indices = Vec::new();
+    for k in 0..stations {
+        for p in 0..points {
+            let a = k * ring + p;
+            indices.extend_from_slice(&[a, a + ring, a + ring + 1, a, a + ring + 1, a + 1]);
+        }
+        let a = k * ring + points;
+        let (b, c, d) = (a + ring, k * ring + ring, k * ring);
+        indices.extend_from_slice(&[a, b, c, a, c, d]);
+    }
+    for p in 1..points {
+        indices.extend_from_slice(&[0, p, p + 1]);
+    }
+    Mesh { vertices, indices }
+}

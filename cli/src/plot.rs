@@ -1,0 +1,318 @@
+//! PNG plots with plotters' bitmap backend. Text uses DejaVu Sans, committed beside the
+//! crate (`assets/`, its license there too), so that no system font is needed.
+//!
+//! Beside the pictures, `plots.json` records each panel's axis ranges, its pixel
+//! rectangle and its curves' colours, so that a script (and the test suite) can check
+//! that a curve is drawn where its data say.
+
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+use glam::DVec3;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use serde::Serialize;
+
+use crate::error::{CliError, Result};
+use crate::sim::{Sample, Scene};
+
+const FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+
+/// Curve colours, in order.
+pub const PALETTE: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+];
+
+/// One curve of a panel, as `plots.json` describes it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Curve {
+    pub name: String,
+    pub rgb: [u8; 3],
+}
+
+/// One panel: data ranges and where they are drawn, in image pixels.
+#[derive(Clone, Debug, Serialize)]
+pub struct Panel {
+    pub file: String,
+    pub title: String,
+    pub x_range: [f64; 2],
+    pub y_range: [f64; 2],
+    /// Left and right pixel columns of the plotting area.
+    pub pixel_x: [i32; 2],
+    /// Top and bottom pixel rows (the top shows `y_range[1]`).
+    pub pixel_y: [i32; 2],
+    pub curves: Vec<Curve>,
+}
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // A font that does not parse leaves the plots without text, not without curves.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+}
+
+fn failed(path: &Path, e: impl std::fmt::Display) -> CliError {
+    CliError::output(path, e)
+}
+
+/// A series to draw: name and points.
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+fn range_of(series: &[Series]) -> ([f64; 2], [f64; 2]) {
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+    for &(x, y) in series.iter().flat_map(|s| &s.points) {
+        if x.is_finite() && y.is_finite() {
+            x0 = x0.min(x);
+            x1 = x1.max(x);
+            y0 = y0.min(y);
+            y1 = y1.max(y);
+        }
+    }
+    if !(x0 < x1) {
+        (x0, x1) = (x0.min(0.0), x0.max(0.0) + 1.0);
+    }
+    // A flat curve gets a band around it; every curve keeps a margin from the frame.
+    let pad = ((y1 - y0) * 0.08).max(1e-3 * y0.abs().max(y1.abs())).max(1e-6);
+    if !y0.is_finite() {
+        (y0, y1) = (-1.0, 1.0);
+    }
+    ([x0, x1], [y0 - pad, y1 + pad])
+}
+
+fn draw_panel(
+    area: &DrawingArea<BitMapBackend<'_>, Shift>,
+    file: &str,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+) -> std::result::Result<Panel, Box<dyn std::error::Error>> {
+    let (x_range, y_range) = range_of(series);
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x_range[0]..x_range[1], y_range[0]..y_range[1])?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    let mut curves = Vec::new();
+    for (k, s) in series.iter().enumerate() {
+        let color = PALETTE[k % PALETTE.len()];
+        chart
+            .draw_series(LineSeries::new(s.points.iter().copied(), color.stroke_width(2)))?
+            .label(s.name.as_str())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], color.stroke_width(2)));
+        curves.push(Curve {
+            name: s.name.clone(),
+            rgb: [color.0, color.1, color.2],
+        });
+    }
+    if series.len() > 1 {
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()?;
+    }
+    let (px, py) = chart.plotting_area().get_pixel_range();
+    Ok(Panel {
+        file: file.to_string(),
+        title: title.to_string(),
+        x_range,
+        y_range,
+        pixel_x: [px.start, px.end - 1],
+        pixel_y: [py.start, py.end - 1],
+        curves,
+    })
+}
+
+/// Heave, roll and pitch against time.
+fn motion(path: &Path, name: &str, samples: &[Sample]) -> std::result::Result<Vec<Panel>, Box<dyn std::error::Error>> {
+    let root = BitMapBackend::new(path, (1000, 900)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let areas = root.split_evenly((3, 1));
+    let file = file_name(path);
+    let t = |f: &dyn Fn(&Sample) -> f64| samples.iter().map(|s| (s.time, f(s))).collect::<Vec<_>>();
+    let panels = vec![
+        draw_panel(
+            &areas[0],
+            &file,
+            &format!("{name}: heave"),
+            "time (s)",
+            "centre of mass y (m)",
+            &[Series {
+                name: "heave".into(),
+                points: t(&|s| s.com.y),
+            }],
+        )?,
+        draw_panel(
+            &areas[1],
+            &file,
+            &format!("{name}: roll"),
+            "time (s)",
+            "roll (deg)",
+            &[Series {
+                name: "roll".into(),
+                points: t(&|s| s.roll.to_degrees()),
+            }],
+        )?,
+        draw_panel(
+            &areas[2],
+            &file,
+            &format!("{name}: pitch"),
+            "time (s)",
+            "pitch (deg)",
+            &[Series {
+                name: "pitch".into(),
+                points: t(&|s| s.pitch.to_degrees()),
+            }],
+        )?,
+    ];
+    root.present()?;
+    Ok(panels)
+}
+
+/// Vertical parts of the force breakdown against time.
+fn forces(path: &Path, name: &str, samples: &[Sample]) -> std::result::Result<Vec<Panel>, Box<dyn std::error::Error>> {
+    let root = BitMapBackend::new(path, (1000, 500)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let parts: [(&str, fn(&keel::BodyForces) -> DVec3); 6] = [
+        ("buoyancy", |f| f.buoyancy_force),
+        ("viscous", |f| f.viscous_force),
+        ("pressure drag", |f| f.pressure_drag_force),
+        ("slamming", |f| f.slamming_force),
+        ("air", |f| f.air_force),
+        ("damping", |f| f.damping_force),
+    ];
+    let series: Vec<Series> = parts
+        .iter()
+        .map(|(label, part)| Series {
+            name: label.to_string(),
+            points: samples.iter().map(|s| (s.time, part(&s.forces).y)).collect(),
+        })
+        .collect();
+    let panel = draw_panel(
+        &root,
+        &file_name(path),
+        &format!("{name}: vertical forces"),
+        "time (s)",
+        "force (N)",
+        &series,
+    )?;
+    root.present()?;
+    Ok(vec![panel])
+}
+
+/// The hull's edges seen from the side (length along the horizontal axis) at its last
+/// pose, with the water surface through its centre of mass.
+fn side(path: &Path, scene: &Scene) -> std::result::Result<Vec<Panel>, Box<dyn std::error::Error>> {
+    let root = BitMapBackend::new(path, (900, 600)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let body = &scene.rigid;
+    let world_points: Vec<DVec3> = scene
+        .mesh
+        .vertices
+        .iter()
+        .map(|v| body.position + body.rotation * v.as_dvec3())
+        .collect();
+    let com = body.com();
+    let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
+    for p in &world_points {
+        lo = lo.min(*p);
+        hi = hi.max(*p);
+    }
+    let span = (hi.z - lo.z).max(hi.y - lo.y) * 0.6 + 1e-3;
+    let centre = (lo + hi) * 0.5;
+    let x_range = [centre.z - span * 1.5, centre.z + span * 1.5];
+    let y_range = [centre.y - span, centre.y + span];
+    let mut chart = ChartBuilder::on(&root)
+        .caption(format!("{}: side view at t = end", scene.name), ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x_range[0]..x_range[1], y_range[0]..y_range[1])?;
+    chart.configure_mesh().x_desc("z (m)").y_desc("y (m)").draw()?;
+    let water: Vec<(f64, f64)> = (0..=200)
+        .map(|i| {
+            let z = x_range[0] + (x_range[1] - x_range[0]) * i as f64 / 200.0;
+            (z, scene.world.water_height(com.x, z))
+        })
+        .collect();
+    let sea = RGBColor(120, 170, 230);
+    chart.draw_series(
+        AreaSeries::new(water.iter().copied(), y_range[0], sea.mix(0.35)).border_style(sea.stroke_width(2)),
+    )?;
+    let hull_color = RGBColor(60, 60, 60);
+    chart.draw_series(scene.mesh.indices.chunks_exact(3).map(|t| {
+        let p = |k: usize| {
+            let v = world_points[t[k] as usize];
+            (v.z, v.y)
+        };
+        PathElement::new(vec![p(0), p(1), p(2), p(0)], hull_color.mix(0.5))
+    }))?;
+    chart.draw_series(std::iter::once(Circle::new((com.z, com.y), 5, RED.filled())))?;
+    let (px, py) = chart.plotting_area().get_pixel_range();
+    root.present()?;
+    Ok(vec![Panel {
+        file: file_name(path),
+        title: "side view".into(),
+        x_range,
+        y_range,
+        pixel_x: [px.start, px.end - 1],
+        pixel_y: [py.start, py.end - 1],
+        curves: vec![
+            Curve {
+                name: "water".into(),
+                rgb: [sea.0, sea.1, sea.2],
+            },
+            Curve {
+                name: "hull".into(),
+                rgb: [hull_color.0, hull_color.1, hull_color.2],
+            },
+        ],
+    }])
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Writes `<prefix>motion.png`, `<prefix>forces.png` and `<prefix>side.png` into `dir`
+/// and returns their panels.
+pub fn write_all(dir: &Path, prefix: &str, scene: &Scene, samples: &[Sample]) -> Result<Vec<Panel>> {
+    register_font();
+    std::fs::create_dir_all(dir).map_err(|e| failed(dir, e))?;
+    let path = |name: &str| -> PathBuf { dir.join(format!("{prefix}{name}.png")) };
+    let mut panels = Vec::new();
+    let p = path("motion");
+    panels.extend(motion(&p, &scene.name, samples).map_err(|e| failed(&p, e))?);
+    let p = path("forces");
+    panels.extend(forces(&p, &scene.name, samples).map_err(|e| failed(&p, e))?);
+    let p = path("side");
+    panels.extend(side(&p, scene).map_err(|e| failed(&p, e))?);
+    Ok(panels)
+}
+
+/// Writes `plots.json` describing `panels` into `dir`.
+pub fn write_layout(dir: &Path, panels: &[Panel]) -> Result<()> {
+    let path = dir.join("plots.json");
+    let text = serde_json::to_string_pretty(panels).map_err(|e| failed(&path, e))?;
+    std::fs::write(&path, text).map_err(|e| failed(&path, e))
+}
