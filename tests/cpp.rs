@@ -6,6 +6,7 @@
 //!   static and shared), run, and run again under valgrind's memcheck;
 //! - `bindings/cpp/tests/wrapper_test.cpp`, keel.hpp's own checks, with exceptions and
 //!   with `-fno-exceptions -DKEEL_NO_EXCEPTIONS`, and under valgrind;
+//! - keel.hpp wrapping every function keel.h declares;
 //! - `bindings/cpp/tests/app.c` compiled with the exact `cc` lines of
 //!   `bindings/cpp/README.md`, read from it, directly and through pkg-config.
 //!
@@ -22,23 +23,49 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The directory of this test executable, where cargo writes the crate's `staticlib`
-/// and `cdylib` of this very build (see tests/c_abi.rs).
-fn library_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("cannot locate the test executable");
-    let dir = exe
-        .parent()
-        .expect("the test executable has no directory")
-        .to_path_buf();
-    for name in ["libkeel.a", "libkeel.so"] {
-        assert!(
-            dir.join(name).is_file(),
-            "{} is missing beside the test executable: Cargo.toml's [lib] crate-type must list \
-             \"staticlib\" and \"cdylib\"",
-            name
-        );
+/// The crate's `staticlib` and `cdylib` of this very build, which cargo writes beside
+/// this test executable (see tests/c_abi.rs), copied once into a directory of this run:
+/// in a shared target directory another cargo may rewrite them while these builds read.
+fn library_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let exe = std::env::current_exe().expect("cannot locate the test executable");
+        let built = exe.parent().expect("the test executable has no directory");
+        remove_stale_scratch();
+        let dir = scratch("lib");
+        for name in ["libkeel.a", "libkeel.so"] {
+            assert!(
+                built.join(name).is_file(),
+                "{name} is missing beside the test executable: Cargo.toml's [lib] crate-type \
+                 must list \"staticlib\" and \"cdylib\""
+            );
+            std::fs::copy(built.join(name), dir.join(name)).expect("cannot copy the library");
+        }
+        dir
+    })
+}
+
+/// Removes the scratch directories of earlier runs whose process is gone: each run
+/// leaves a few hundred megabytes (debug libraries, installs), and runs of other
+/// engineers in the same target directory may still be using theirs.
+fn remove_stale_scratch() {
+    // Without /proc (not Linux) a live run cannot be told from a dead one: keep all.
+    let Ok(entries) = std::fs::read_dir(env!("CARGO_TARGET_TMPDIR")) else {
+        return;
+    };
+    if !Path::new("/proc/self").exists() {
+        return;
     }
-    dir
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.strip_prefix("cpp-").and_then(|rest| rest.rsplit('-').next()) else {
+            continue;
+        };
+        let alive = Path::new("/proc").join(pid).exists();
+        if pid.parse::<u32>().is_ok() && !alive {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// A fresh, empty directory for one build: CMake must work from a clean folder.
@@ -429,4 +456,29 @@ fn cpp_engine_builds_with_find_package_after_install() {
         let stdout = stdout_of(&run(Command::new(&exe).args(["--flat", "1", "--waves", "1"])));
         assert!(stdout.contains("physics sanity: OK"), "{tag}:\n{stdout}");
     }
+}
+
+/// Every function keel.h declares has its keel.hpp wrapper: a function added to the ABI
+/// without one fails here (the wrapper is written by hand, unlike the header).
+#[test]
+fn keel_hpp_wraps_every_function_of_the_header() {
+    let header = std::fs::read_to_string(root().join("include/keel.h")).expect("cannot read keel.h");
+    let wrapper = std::fs::read_to_string(root().join("bindings/cpp/keel.hpp")).expect("cannot read keel.hpp");
+    let declared: Vec<&str> = header
+        .lines()
+        .filter(|line| !line.starts_with("//") && !line.starts_with(' '))
+        .filter_map(|line| {
+            let start = line.find("keel_")?;
+            let name = &line[start..line[start..].find('(')? + start];
+            name.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+                .then_some(name)
+        })
+        .collect();
+    assert!(declared.len() > 30, "too few functions found in keel.h: {declared:?}");
+    let missing: Vec<&&str> = declared
+        .iter()
+        .filter(|name| !wrapper.contains(&format!("{name}(")))
+        .collect();
+    assert!(missing.is_empty(), "keel.hpp does not wrap {missing:?}");
 }

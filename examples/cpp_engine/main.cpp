@@ -1,12 +1,12 @@
 // cpp_engine: Keel inside a C++ engine's loop. Keel computes what the water and the air
 // do to two bodies (a box barge and a boat hull); this program owns the rigid bodies
 // and integrates them, as an engine would. Flat water first, then a Gerstner sea; the
-// motion is printed once a second, and at the end the run checks itself against
+// motion is printed twice a second, and at the end the run checks itself against
 // Archimedes (the box's mean draft) and for blow-ups, exiting 1 if anything is off.
 //
 //   cpp_engine [--flat SECONDS] [--waves SECONDS]
 //
-// The Archimedes checks need at least 6 s of flat water and 8 s of waves (the defaults
+// The Archimedes checks need at least 8 s of flat water and 8 s of waves (the defaults
 // are 10 and 20); shorter runs, as under valgrind, skip them and say so.
 //
 // SPDX-License-Identifier: MIT OR Apache-2.0
@@ -129,6 +129,151 @@ std::vector<keel::GerstnerWave> sea() {
   return {swell, chop};
 }
 
+// Everything keel owns, declared world, hulls, bodies: destroyed in the reverse order.
+struct Scene {
+  keel::World world;
+  keel::Hull box_hull;
+  keel::Hull boat_hull;
+  Thing box;
+  Thing boat;
+  double boat_mass = 0;
+};
+
+// The box is dropped from 0.1 m above the water; the boat is spawned at rest where keel
+// says it floats (keel_body_find_equilibrium).
+Scene make_scene() {
+  Scene scene;
+  keel::WorldDesc world_desc = keel::default_world_desc();
+  world_desc.gravity = static_cast<float>(kGravity);
+  world_desc.water_density = static_cast<float>(kWaterDensity);
+  world_desc.thread_count = 1; // the engine's own thread; two small bodies need no pool
+  scene.world = keel::World(world_desc);
+
+  scene.box_hull = keel::Hull::create_box(scene.world, {kBoxWidth, kBoxHeight, kBoxLength});
+  const engine::Mesh boat_mesh = engine::make_boat(6.0f, 2.2f, 1.1f, 0.5f);
+  scene.boat_hull = keel::Hull::create(scene.world, boat_mesh.vertices, boat_mesh.indices);
+  const keel::HullInfo boat_info = scene.boat_hull.info();
+  std::printf("boat hull: %u triangles, closed %s, volume %.3f m^3\n", boat_info.triangle_count,
+              boat_info.is_closed ? "yes" : "no", boat_info.volume);
+  scene.boat_mass = 0.4 * kWaterDensity * boat_info.volume;
+
+  scene.box = make_thing(scene.world, scene.box_hull, kBoxMass, {0, 0, 0});
+  scene.boat = make_thing(scene.world, scene.boat_hull, scene.boat_mass, engine::v3(boat_info.centroid));
+  scene.box.rigid.center_of_mass = {0.0, kBoxHeight / 2 + 0.1, 0.0};
+  keel::BodyState boat_start = scene.boat.rigid.state();
+  boat_start.position = {8.0f, 0.0f, 0.0f};
+  scene.boat.rigid.set_pose(
+      scene.boat.body.equilibrium(engine::kv(scene.boat.rigid.center_of_mass_local), boat_start));
+  return scene;
+}
+
+// What the run saw, for the closing checks.
+struct Record {
+  Mean flat_draft, wave_draft, boat_flat_volume;
+  double boat_first_lift = 0, max_speed = 0, max_spin = 0, box_min_up = 1, boat_min_up = 1;
+  bool finite = true;
+};
+
+// The box's draft at its bottom's centre, against the water right there.
+double box_draft(const Scene &scene) {
+  const engine::RigidBody &r = scene.box.rigid;
+  const V3 bottom = r.position() + engine::rotate(r.rotation, {0, -kBoxHeight / 2, 0});
+  return scene.world.water_height(engine::kv(bottom)) - bottom.y;
+}
+
+void print_row(double t, const Scene &scene, double draft, const keel::BodyForces &boat_forces) {
+  const engine::RigidBody &box = scene.box.rigid, &boat = scene.boat.rigid;
+  std::printf("%6.1f | %+7.3f m %6.3f m %5.1f deg | %+7.3f m %+6.1f %+6.1f deg %5.2f\n", t,
+              box.center_of_mass.y, draft, degrees(std::acos(std::fmin(1.0, box.up().y))),
+              boat.center_of_mass.y, roll(boat), pitch(boat),
+              boat_forces.buoyancy_force.y / (scene.boat_mass * kGravity));
+}
+
+// The engine's side of a step: keel's forces, gravity, integration.
+void integrate(Thing &thing, const keel::BodyForces &forces, double dt, Record &record) {
+  engine::RigidBody &r = thing.rigid;
+  r.integrate(engine::v3(forces.force), engine::v3(forces.torque), {0, -kGravity, 0}, dt);
+  record.finite = record.finite && engine::finite(r.center_of_mass) && engine::finite(r.velocity) &&
+                  engine::finite(r.angular_velocity) && std::isfinite(r.rotation.w);
+  record.max_speed = std::fmax(record.max_speed, engine::length(r.velocity));
+  record.max_spin = std::fmax(record.max_spin, engine::length(r.angular_velocity));
+}
+
+constexpr double kFlatSettle = 5.0, kWaveSettle = 3.0; // s before the means start
+
+// The game loop: flat water, then the sea; both bodies in one keel_world_step a frame.
+Record simulate(Scene &scene, const Options &options) {
+  const double dt = 1.0 / 60.0;
+  const long flat_steps = std::lround(options.flat_seconds / dt);
+  const long total_steps = flat_steps + std::lround(options.wave_seconds / dt);
+  Record record;
+  std::printf("%6s | %-28s | %s\n", "t (s)", "box: heave, draft, tilt",
+              "boat: heave, roll, pitch, buoyancy/weight");
+  for (long step = 0; step < total_steps; ++step) {
+    const double t = step * dt;
+    if (step == flat_steps) {
+      scene.world.set_water_gerstner(sea());
+      std::printf("-- Gerstner sea from t = %.1f s --\n", t);
+    }
+    scene.world.set_time(t);
+
+    const KeelBody handles[2] = {scene.box.body.handle(), scene.boat.body.handle()};
+    const keel::BodyState states[2] = {scene.box.rigid.state(), scene.boat.rigid.state()};
+    keel::BodyForces forces[2] = {};
+    scene.world.step(handles, states, static_cast<float>(dt), forces);
+
+    const double draft = box_draft(scene);
+    const bool flat = step < flat_steps;
+    const double on_this_water = flat ? t : t - options.flat_seconds;
+    if (on_this_water >= (flat ? kFlatSettle : kWaveSettle)) {
+      (flat ? record.flat_draft : record.wave_draft).add(draft);
+      if (flat) {
+        record.boat_flat_volume.add(forces[1].submerged_volume);
+      }
+    }
+    if (step == 0) {
+      record.boat_first_lift = forces[1].force.y / (scene.boat_mass * kGravity);
+    }
+    if (step % 30 == 0) {
+      print_row(t, scene, draft, forces[1]);
+    }
+
+    integrate(scene.box, forces[0], dt, record);
+    integrate(scene.boat, forces[1], dt, record);
+    record.box_min_up = std::fmin(record.box_min_up, scene.box.rigid.up().y);
+    record.boat_min_up = std::fmin(record.boat_min_up, scene.boat.rigid.up().y);
+  }
+  return record;
+}
+
+// The closing verdict: the number of failed checks.
+int judge(const Record &r, const Options &options, double boat_mass) {
+  const double archimedes_draft = kBoxMass / (kWaterDensity * kBoxWidth * kBoxLength);
+  const double boat_volume = boat_mass / kWaterDensity;
+  const bool long_flat = options.flat_seconds >= kFlatSettle + 3.0;
+  const bool long_waves = options.wave_seconds >= kWaveSettle + 5.0;
+  const char *short_run = "skipped, the run is too short to settle";
+  std::printf("physics sanity:\n");
+  Checks checks;
+  checks.require(r.finite, "every position, velocity and rotation stayed finite");
+  checks.require(r.max_speed < 10.0 && r.max_spin < 10.0,
+                 format("nothing exploded: top speed %.2f m/s, top spin %.2f rad/s", r.max_speed, r.max_spin));
+  checks.require_if(long_flat, short_run, std::fabs(r.flat_draft.value() / archimedes_draft - 1.0) < 0.02,
+                    format("flat water: box mean draft %.4f m, Archimedes %.4f m (2%%)",
+                           r.flat_draft.value(), archimedes_draft));
+  checks.require_if(long_waves, short_run, std::fabs(r.wave_draft.value() / archimedes_draft - 1.0) < 0.05,
+                    format("Gerstner sea: box mean draft %.4f m, Archimedes %.4f m (5%%)",
+                           r.wave_draft.value(), archimedes_draft));
+  checks.require(std::fabs(r.boat_first_lift - 1.0) < 0.02,
+                 format("boat spawned at keel's equilibrium: lift / weight %.4f", r.boat_first_lift, 0));
+  checks.require_if(long_flat, short_run, std::fabs(r.boat_flat_volume.value() / boat_volume - 1.0) < 0.02,
+                    format("flat water: boat displaces %.4f m^3 for %.4f m^3 of weight (2%%)",
+                           r.boat_flat_volume.value(), boat_volume));
+  checks.require(r.box_min_up > 0.8 && r.boat_min_up > 0.8,
+                 format("both stayed upright: lowest up.y box %.3f, boat %.3f", r.box_min_up, r.boat_min_up));
+  return checks.failures;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -143,122 +288,19 @@ int main(int argc, char **argv) {
   }
   std::printf("keel %s, ABI %u.%u\n", keel::version(), keel::abi_version() >> 16,
               keel::abi_version() & 0xffffu);
-
   try {
-    keel::WorldDesc world_desc = keel::default_world_desc();
-    world_desc.gravity = static_cast<float>(kGravity);
-    world_desc.water_density = static_cast<float>(kWaterDensity);
-    world_desc.thread_count = 1; // the engine's own thread; two small bodies need no pool
-    keel::World world(world_desc);
-
-    // Declared after the world and before the bodies: destroyed in the reverse order.
-    keel::Hull box_hull = keel::Hull::create_box(world, {kBoxWidth, kBoxHeight, kBoxLength});
-    const engine::Mesh boat_mesh = engine::make_boat(6.0f, 2.2f, 1.1f, 0.5f);
-    keel::Hull boat_hull = keel::Hull::create(world, boat_mesh.vertices, boat_mesh.indices);
-    const keel::HullInfo boat_info = boat_hull.info();
-    std::printf("boat hull: %u triangles, closed %s, volume %.3f m^3\n", boat_info.triangle_count,
-                boat_info.is_closed ? "yes" : "no", boat_info.volume);
-    const double boat_mass = 0.4 * kWaterDensity * boat_info.volume;
-
-    Thing box = make_thing(world, box_hull, kBoxMass, {0, 0, 0});
-    Thing boat = make_thing(world, boat_hull, boat_mass, engine::v3(boat_info.centroid));
-
-    // The box is dropped from 0.1 m above the water; the boat is spawned at rest where
-    // keel says it floats.
-    const double archimedes_draft = kBoxMass / (kWaterDensity * kBoxWidth * kBoxLength);
-    box.rigid.center_of_mass = {0.0, kBoxHeight / 2 + 0.1, 0.0};
-    keel::BodyState boat_start = boat.rigid.state();
-    boat_start.position = {8.0f, 0.0f, 0.0f};
-    boat.rigid.set_pose(boat.body.equilibrium(engine::kv(boat.rigid.center_of_mass_local), boat_start));
-
-    const double dt = 1.0 / 60.0;
-    const V3 gravity{0, -kGravity, 0};
-    const long flat_steps = std::lround(options.flat_seconds / dt);
-    const long total_steps = flat_steps + std::lround(options.wave_seconds / dt);
-    const long settle_steps = std::lround(3.0 / dt); // measured after this long on each water
-
-    Thing *things[2] = {&box, &boat};
-    Mean flat_draft, wave_draft, boat_flat_volume;
-    double boat_first_lift = 0, max_speed = 0, max_spin = 0, box_min_up = 1, boat_min_up = 1;
-    bool finite = true;
-
-    std::printf("%6s | %-34s | %s\n", "t (s)", "box: heave, draft, tilt",
-                "boat: heave, roll, pitch, buoyancy/weight");
-    for (long step = 0; step < total_steps; ++step) {
-      const double t = step * dt;
-      if (step == flat_steps) {
-        world.set_water_gerstner(sea());
-        std::printf("-- Gerstner sea from t = %.1f s --\n", t);
-      }
-      world.set_time(t);
-
-      const KeelBody handles[2] = {box.body.handle(), boat.body.handle()};
-      const keel::BodyState states[2] = {box.rigid.state(), boat.rigid.state()};
-      keel::BodyForces forces[2] = {};
-      world.step(handles, states, static_cast<float>(dt), forces);
-
-      // The box's draft at its bottom's centre, against the water right there.
-      const V3 bottom = box.rigid.position() + engine::rotate(box.rigid.rotation, {0, -kBoxHeight / 2, 0});
-      const double draft = world.water_height(engine::kv(bottom)) - bottom.y;
-      const long since_change = step < flat_steps ? step : step - flat_steps;
-      if (since_change >= settle_steps) {
-        (step < flat_steps ? flat_draft : wave_draft).add(draft);
-      }
-      if (step < flat_steps && since_change >= settle_steps) {
-        boat_flat_volume.add(forces[1].submerged_volume);
-      }
-      if (step == 0) {
-        boat_first_lift = forces[1].force.y / (boat_mass * kGravity);
-      }
-
-      if (step % 60 == 0) {
-        std::printf("%6.1f | %+7.3f m %6.3f m %5.1f deg       | %+7.3f m %+6.1f %+6.1f deg %5.2f\n", t,
-                    box.rigid.center_of_mass.y, draft, degrees(std::acos(std::fmin(1.0, box.rigid.up().y))),
-                    boat.rigid.center_of_mass.y, roll(boat.rigid), pitch(boat.rigid),
-                    forces[1].buoyancy_force.y / (boat_mass * kGravity));
-      }
-
-      for (int i = 0; i < 2; ++i) {
-        engine::RigidBody &r = things[i]->rigid;
-        r.integrate(engine::v3(forces[i].force), engine::v3(forces[i].torque), gravity, dt);
-        finite = finite && engine::finite(r.center_of_mass) && engine::finite(r.velocity) &&
-                 engine::finite(r.angular_velocity) && std::isfinite(r.rotation.w);
-        max_speed = std::fmax(max_speed, engine::length(r.velocity));
-        max_spin = std::fmax(max_spin, engine::length(r.angular_velocity));
-      }
-      box_min_up = std::fmin(box_min_up, box.rigid.up().y);
-      boat_min_up = std::fmin(boat_min_up, boat.rigid.up().y);
-    }
+    Scene scene = make_scene();
+    const Record record = simulate(scene, options);
 
     // The detail an engine draws foam and debug views from (two-call getters).
-    const std::vector<keel::Vec3> waterline = boat.body.waterline();
-    const std::vector<keel::Vec3> wet = boat.body.submerged_triangles();
+    const std::vector<keel::Vec3> waterline = scene.boat.body.waterline();
+    const std::vector<keel::Vec3> wet = scene.boat.body.submerged_triangles();
     std::printf("boat at the end: %zu waterline segments, %zu submerged triangles\n",
                 waterline.size() / 2, wet.size() / 3);
 
-    std::printf("physics sanity:\n");
-    Checks checks;
-    checks.require(finite, "every position, velocity and rotation stayed finite");
-    checks.require(max_speed < 10.0 && max_spin < 10.0,
-                   format("nothing exploded: top speed %.2f m/s, top spin %.2f rad/s", max_speed, max_spin));
-    const bool long_flat = options.flat_seconds >= 6.0, long_waves = options.wave_seconds >= 8.0;
-    const char *short_run = "skipped, the run is too short to settle";
-    checks.require_if(long_flat, short_run, std::fabs(flat_draft.value() / archimedes_draft - 1.0) < 0.02,
-                      format("flat water: box mean draft %.4f m, Archimedes %.4f m (2%%)",
-                             flat_draft.value(), archimedes_draft));
-    checks.require_if(long_waves, short_run, std::fabs(wave_draft.value() / archimedes_draft - 1.0) < 0.05,
-                      format("Gerstner sea: box mean draft %.4f m, Archimedes %.4f m (5%%)",
-                             wave_draft.value(), archimedes_draft));
-    checks.require(std::fabs(boat_first_lift - 1.0) < 0.02,
-                   format("boat spawned at keel's equilibrium: lift / weight %.4f", boat_first_lift, 0));
-    checks.require_if(long_flat, short_run,
-                      std::fabs(boat_flat_volume.value() / (boat_mass / kWaterDensity) - 1.0) < 0.02,
-                      format("flat water: boat displaces %.4f m^3 for %.4f m^3 of weight (2%%)",
-                             boat_flat_volume.value(), boat_mass / kWaterDensity));
-    checks.require(box_min_up > 0.8 && boat_min_up > 0.8,
-                   format("both stayed upright: lowest up.y box %.3f, boat %.3f", box_min_up, boat_min_up));
-    if (checks.failures != 0) {
-      std::printf("physics sanity: %d check(s) FAILED\n", checks.failures);
+    const int failures = judge(record, options, scene.boat_mass);
+    if (failures != 0) {
+      std::printf("physics sanity: %d check(s) FAILED\n", failures);
       return 1;
     }
     std::printf("physics sanity: OK\n");
