@@ -3,6 +3,7 @@
 use glam::{DAffine3, DVec3};
 use godot::classes::base_material_3d::{Flags, ShadingMode, Transparency};
 use godot::classes::mesh::PrimitiveType;
+use godot::classes::node::InternalMode;
 use godot::classes::{
     ArrayMesh, Engine, IRigidBody3D, ImmediateMesh, Mesh, MeshInstance3D, PhysicsDirectBodyState3D, RigidBody3D,
     StandardMaterial3D,
@@ -414,7 +415,8 @@ impl BuoyantBody3D {
             Some(node) => node.clone(),
             None => {
                 let node = debug_node();
-                self.base_mut().add_child(&node);
+                // Internal: not a child scripts or `hull_source` see.
+                self.base_mut().add_child_ex(&node).internal(InternalMode::BACK).done();
                 self.debug = Some(node.clone());
                 node
             }

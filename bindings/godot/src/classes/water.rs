@@ -32,7 +32,7 @@ enum Config {
 }
 
 /// The water of a scene: its surface model, its current and wind, and its time. Every
-/// [BuoyantBody3D] floats on the first KeelWater of the scene tree (the group
+/// `BuoyantBody3D` floats on the first KeelWater of the scene tree (the group
 /// `keel_water`), and all of them are stepped together, once per physics frame. The
 /// water's mean level is this node's global Y.
 #[derive(GodotClass)]

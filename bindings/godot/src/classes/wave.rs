@@ -6,7 +6,7 @@ use keel::GerstnerWave;
 
 use crate::convert::dvec2;
 
-/// One Gerstner wave of a [KeelWater]'s sea (model Gerstner). Its speed follows from
+/// One Gerstner wave of a `KeelWater`'s sea (model Gerstner). Its speed follows from
 /// its wavelength and gravity (deep water), so a longer wave travels faster.
 #[derive(GodotClass)]
 #[class(tool, init, base=Resource)]
