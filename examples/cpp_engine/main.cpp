@@ -71,6 +71,10 @@ Thing make_thing(const keel::World &world, const keel::Hull &hull, double mass, 
   keel::BodyDesc desc = keel::default_body_desc();
   desc.hull = hull.handle();
   desc.mass = static_cast<float>(mass);
+  // Keel's drag limiter keeps a torque from reversing a spin: it needs the inertia the
+  // engine integrates with.
+  desc.inertia = inertia.principal;
+  desc.inertia_rotation = inertia.rotation;
   thing.body = keel::Body::create(world, desc);
   return thing;
 }
