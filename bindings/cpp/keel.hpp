@@ -197,20 +197,25 @@ inline Status too_many(const char *function, const char *what) {
 }
 
 // The two-call pattern: ask for the count, size the vector, fetch. `get` is the native
-// getter bound to its world and body.
+// getter bound to its world and body. Another thread may step the body between the two
+// calls; the fetch then says how many are needed now, and is retried with that.
 template <class T, class Get>
 Status fetch_detail(std::vector<T> &out, Get get) {
   uint32_t count = 0;
-  Status status = check(get(nullptr, 0u, &count));
-  if (!status) {
-    return status;
+  KeelStatus code = get(nullptr, 0u, &count);
+  for (int attempt = 0; code == KEEL_OK && attempt < 8; ++attempt) {
+    out.resize(count);
+    code = get(out.data(), count, &count);
+    if (code == KEEL_OK) {
+      out.resize(count);
+      return Status();
+    }
+    if (code == KEEL_ERROR_BUFFER_TOO_SMALL) {
+      code = KEEL_OK;
+    }
   }
-  out.resize(count);
-  status = check(get(out.data(), count, &count));
-  if (!status) {
-    out.clear();
-  }
-  return status;
+  out.clear();
+  return check(code == KEEL_OK ? KEEL_ERROR_BUFFER_TOO_SMALL : code);
 }
 
 } // namespace detail
