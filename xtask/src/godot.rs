@@ -32,6 +32,17 @@ struct Args {
     /// gathered the other platforms' builds there).
     #[arg(long)]
     no_build: bool,
+    /// Package this already built library (for `--target`, or this machine) instead of
+    /// building one, e.g. one `cargo ndk` built.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_build")]
+    lib: Option<PathBuf>,
+    /// Install the library under its debug entry as well as its release one: the editor
+    /// and debug exports load the debug entry, and a release build serves both.
+    #[arg(long, requires = "release")]
+    both_entries: bool,
+    /// Pass `--locked` to cargo.
+    #[arg(long)]
+    locked: bool,
     /// Run the demo's headless test afterwards (needs Godot 4.3+ as `godot` on PATH or $GODOT).
     #[arg(long)]
     test: bool,
@@ -65,11 +76,25 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 args.target.as_deref().unwrap_or("this machine")
             )
         })?;
-        let built = build(&root, library, args.release, args.target.as_deref())?;
-        let dest = addon.join("bin").join(library.file);
-        check_listed(&addon, library)?;
-        fs::copy(&built, &dest).map_err(|e| format!("cannot copy {} to {}: {e}", built.display(), dest.display()))?;
-        println!("{} -> {}", built.display(), dest.display());
+        let built = match &args.lib {
+            Some(file) => file.clone(),
+            None => build(&root, library, &args)?,
+        };
+        let mut entries = vec![library];
+        if args.both_entries {
+            entries.extend(
+                libraries::LIBRARIES
+                    .iter()
+                    .find(|l| !l.release && l.tag == library.tag.replace(".release", ".debug")),
+            );
+        }
+        for entry in entries {
+            let dest = addon.join("bin").join(entry.file);
+            check_listed(&addon, entry)?;
+            fs::copy(&built, &dest)
+                .map_err(|e| format!("cannot copy {} to {}: {e}", built.display(), dest.display()))?;
+            println!("{} -> {}", built.display(), dest.display());
+        }
     }
     libraries::install(&addon, &demo).map_err(|e| format!("cannot install the addon into the demo: {e}"))?;
     println!("installed the addon into {}", demo.display());
@@ -85,7 +110,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
 /// `cargo build` of the extension; the built library's path (a universal macOS
 /// library is the `lipo` of its targets' builds).
-fn build(root: &Path, library: &Library, release: bool, target: Option<&str>) -> Result<PathBuf, String> {
+fn build(root: &Path, library: &Library, args: &Args) -> Result<PathBuf, String> {
+    let (release, target) = (args.release, args.target.as_deref());
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let target_dir = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     let profile = if release { "release" } else { "debug" };
@@ -101,6 +127,9 @@ fn build(root: &Path, library: &Library, release: bool, target: Option<&str>) ->
         command.current_dir(root).args(["build", "-p", libraries::PACKAGE]);
         if release {
             command.arg("--release");
+        }
+        if args.locked {
+            command.arg("--locked");
         }
         if let Some(t) = t {
             command.args(["--target", t]);
