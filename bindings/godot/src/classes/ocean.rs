@@ -1,7 +1,8 @@
 //! `KeelOcean`: a visible sea whose vertices move with keel's own water heights.
 
 use godot::classes::mesh::{ArrayType, PrimitiveType};
-use godot::classes::{ArrayMesh, Engine, IMeshInstance3D, MeshInstance3D};
+use godot::classes::notify::Node3DNotification;
+use godot::classes::{ArrayMesh, Engine, IMeshInstance3D, Mesh, MeshInstance3D};
 use godot::prelude::*;
 
 use super::water::{GROUP, KeelWater};
@@ -52,6 +53,20 @@ impl IMeshInstance3D for KeelOcean {
 
     fn ready(&mut self) {
         self.update();
+    }
+
+    // The generated mesh is not scene data: kept out of the saved scene, which would
+    // otherwise carry thousands of vertices that the next frame replaces anyway.
+    fn on_notification(&mut self, what: Node3DNotification) {
+        match what {
+            Node3DNotification::EDITOR_PRE_SAVE => self.base_mut().set_mesh(Gd::<Mesh>::null_arg()),
+            Node3DNotification::EDITOR_POST_SAVE => {
+                if let Some(mesh) = self.mesh.clone() {
+                    self.base_mut().set_mesh(&mesh);
+                }
+            }
+            _ => {}
+        }
     }
 
     fn get_configuration_warnings(&self) -> PackedStringArray {

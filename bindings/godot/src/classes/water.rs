@@ -76,10 +76,10 @@ pub struct KeelWater {
     #[export]
     perlin_only_x: bool,
 
-    /// The Gerstner waves; empty shows three crossing swells.
+    /// The Gerstner waves; empty shows three crossing swells (empty slots are skipped).
     #[export_group(name = "Gerstner", prefix = "gerstner_")]
     #[export]
-    gerstner_waves: Array<Gd<KeelGerstnerWave>>,
+    gerstner_waves: Array<Option<Gd<KeelGerstnerWave>>>,
 
     /// JONSWAP (a young, peaky sea) instead of Pierson-Moskowitz (a fully developed one).
     #[export_group(name = "Spectrum", prefix = "spectrum_")]
@@ -272,7 +272,12 @@ impl KeelWater {
                 level,
             ),
             Model::Gerstner => {
-                let waves: Vec<GerstnerWave> = self.gerstner_waves.iter_shared().map(|w| w.bind().wave()).collect();
+                let waves: Vec<GerstnerWave> = self
+                    .gerstner_waves
+                    .iter_shared()
+                    .flatten()
+                    .map(|w| w.bind().wave())
+                    .collect();
                 Config::Gerstner(waves, level)
             }
             Model::Spectrum => Config::Spectrum(
