@@ -3,6 +3,7 @@
 //! return. No physics here either: every number a body feels comes from keel.
 
 pub mod apply;
+mod emulated;
 pub mod fleet;
 pub mod mesh;
 pub mod ocean;
