@@ -258,3 +258,37 @@ fn project_is_godot_4_3_with_an_existing_main_scene() {
     // but it must be a number.
     assert!(p["physics"]["3d/default_gravity"].parse::<f64>().unwrap() > 0.0);
 }
+
+/// The `pub` fields of `pub struct name` in `src/logic/params.rs`.
+fn params_fields(name: &str) -> Vec<String> {
+    let text = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/logic/params.rs")).unwrap();
+    let start = text.find(&format!("pub struct {name} {{")).unwrap();
+    text[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| l.trim() != "}")
+        .filter_map(|l| l.trim().strip_prefix("pub "))
+        .map(|l| l.split(':').next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_body_parameter_is_an_exported_property() {
+    let body = &common::our_classes()["BuoyantBody3D"];
+    let params = params_fields("BodyParams");
+    let switches = params_fields("ForceSwitches");
+    assert!(params.len() >= 20 && switches.len() == 6, "{params:?} {switches:?}");
+    for p in params.iter().filter(|p| *p != "forces") {
+        assert!(
+            body.properties.contains(p),
+            "BodyParams::{p} is not exported by BuoyantBody3D"
+        );
+    }
+    for s in &switches {
+        let name = format!("{s}_force");
+        assert!(
+            body.properties.contains(&name),
+            "ForceSwitches::{s} is not exported as {name}"
+        );
+    }
+}
