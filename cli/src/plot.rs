@@ -80,11 +80,17 @@ fn range_of(series: &[Series]) -> ([f64; 2], [f64; 2]) {
     if !(x0 < x1) {
         (x0, x1) = (x0.min(0.0), x0.max(0.0) + 1.0);
     }
-    // A flat curve gets a band around it; every curve keeps a margin from the frame.
-    let pad = ((y1 - y0) * 0.08).max(1e-3 * y0.abs().max(y1.abs())).max(1e-6);
     if !y0.is_finite() {
         (y0, y1) = (-1.0, 1.0);
     }
+    // Every curve keeps a margin from the frame; a flat one gets a band around it wide
+    // enough for readable tick labels.
+    let magnitude = y0.abs().max(y1.abs());
+    let pad = if y1 - y0 > 1e-9 * magnitude.max(1.0) {
+        (y1 - y0) * 0.08
+    } else {
+        (0.1 * magnitude).max(1.0)
+    };
     ([x0, x1], [y0 - pad, y1 + pad])
 }
 
