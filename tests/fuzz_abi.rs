@@ -25,7 +25,7 @@
 //! watchdog.
 //!
 //! The run is deterministic for a seed: KEEL_FUZZ_SEED and KEEL_FUZZ_OPS choose it, and
-//! FUZZING.md says how to run it longer and how to replay a failure.
+//! docs/HARDENING.md says how to run it longer and how to replay a failure.
 
 mod common;
 
@@ -3620,7 +3620,7 @@ impl Fuzzer {
         let still = [rest.linear_velocity, rest.angular_velocity]
             .iter()
             .all(|v| v.x == 0.0 && v.y == 0.0 && v.z == 0.0);
-        if !(state_bad(&rest).0.is_none() && still && (length - 1.0).abs() < 1e-3) || !io.untouched_from(1) {
+        if !(state_bad(&rest).0.is_none() && still && (length - 1.0).abs() < 1e-3 && io.untouched_from(1)) {
             self.finding(
                 "a rest pose not finite, not still, without a unit rotation, or written past",
                 "keel_body_find_equilibrium",

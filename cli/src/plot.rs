@@ -77,7 +77,7 @@ fn range_of(series: &[Series]) -> ([f64; 2], [f64; 2]) {
             y1 = y1.max(y);
         }
     }
-    if !(x0 < x1) {
+    if x0.partial_cmp(&x1) != Some(std::cmp::Ordering::Less) {
         (x0, x1) = (x0.min(0.0), x0.max(0.0) + 1.0);
     }
     if !y0.is_finite() {
@@ -193,11 +193,14 @@ fn motion(path: &Path, name: &str, samples: &[Sample]) -> std::result::Result<Ve
     Ok(panels)
 }
 
+/// One part of the force breakdown.
+type Part = fn(&keel::BodyForces) -> DVec3;
+
 /// Vertical parts of the force breakdown against time.
 fn forces(path: &Path, name: &str, samples: &[Sample]) -> std::result::Result<Vec<Panel>, Box<dyn std::error::Error>> {
     let root = BitMapBackend::new(path, (1000, 500)).into_drawing_area();
     root.fill(&WHITE)?;
-    let parts: [(&str, fn(&keel::BodyForces) -> DVec3); 6] = [
+    let parts: [(&str, Part); 6] = [
         ("buoyancy", |f| f.buoyancy_force),
         ("viscous", |f| f.viscous_force),
         ("pressure drag", |f| f.pressure_drag_force),
