@@ -38,6 +38,13 @@ namespace Keel
         /// <summary>Fresh water, kg/m^3: the density of the world water queries use.</summary>
         public const float DefaultWaterDensity = 1000f;
 
+        /// <summary>
+        /// Worker threads of worlds created from now on (KeelWorldDesc.thread_count): 0 = one per
+        /// core (default), 1 = none besides the calling thread. Unity's own job workers share
+        /// the cores: where they are busy, 1 avoids waiting for a descheduled helper.
+        /// </summary>
+        public static uint ThreadCount = 0;
+
         /// <summary>Changes every time the package's worlds are destroyed.</summary>
         public static int Generation { get { return s_Generation; } }
 
@@ -54,6 +61,7 @@ namespace Keel
             KeelWorldDesc desc;
             KeelNative.keel_world_desc_default(&desc);
             desc.water_density = waterDensity;
+            desc.thread_count = ThreadCount;
             desc.gravity = -Physics.gravity.y > 0f ? -Physics.gravity.y : desc.gravity;
             ulong world;
             KeelLibrary.Check(KeelNative.keel_world_create(&desc, &world));
@@ -201,11 +209,13 @@ namespace Keel
             ShutdownProcess();
             s_Waves = null;
             s_Hooked = false;
+            ThreadCount = 0;
             Application.quitting -= Shutdown;
 #if UNITY_EDITOR
             UnityEditor.AssemblyReloadEvents.beforeAssemblyReload -= ShutdownProcess;
 #endif
             BuoyancyManager.ResetStatics();
+            KeelHullCache.ResetStatics();
         }
     }
 }

@@ -16,8 +16,6 @@ namespace Keel
         private bool m_Failed, m_StepErrorLogged, m_DescDirty = true;
         private KeelBodyForces m_Forces;
         private float m_DescMass;
-        private Vector3 m_DescInertia;
-        private Quaternion m_DescInertiaRotation;
         private KeelTriangleForce[] m_TriangleForces = new KeelTriangleForce[64];
 
         /// <summary>The KEEL_FORCE_* bits of the toggles.</summary>
@@ -84,9 +82,9 @@ namespace Keel
             if (m_Generation != KeelRuntime.Generation) { m_World = m_Hull = m_Body = 0; }
             if (m_Body != 0)
             {
-                if (m_DescDirty || m_Rigidbody.mass != m_DescMass || m_Rigidbody.inertiaTensor != m_DescInertia
-                    || m_Rigidbody.inertiaTensorRotation != m_DescInertiaRotation)
-                    SetDesc();
+                // Unity rescales an automatic inertia tensor with the mass, so polling the mass
+                // catches both; a script that sets inertiaTensor calls ApplySettings().
+                if (m_DescDirty || m_Rigidbody.mass != m_DescMass) SetDesc();
                 return true;
             }
             m_World = KeelRuntime.GetWorld(rhoWater);
@@ -98,8 +96,7 @@ namespace Keel
             if (status != KeelStatus.KEEL_OK)
             {
                 string message = KeelLibrary.LastErrorMessage();
-                KeelNative.keel_hull_destroy(m_World, m_Hull);
-                m_Hull = 0;
+                ReleaseHull();
                 Fail("the native body was refused (" + message + ").");
                 return false;
             }
@@ -118,8 +115,6 @@ namespace Keel
         private void Remember(KeelBodyDesc desc)
         {
             m_DescMass = desc.mass;
-            m_DescInertia = m_Rigidbody.inertiaTensor;
-            m_DescInertiaRotation = m_Rigidbody.inertiaTensorRotation;
             m_DescDirty = false;
         }
 
@@ -134,6 +129,12 @@ namespace Keel
             Vector3 scale = filter.transform.lossyScale;
             if (Mathf.Abs(scale.x * scale.y * scale.z) < 1e-12f) { Fail("the object is scaled to zero."); return false; }
 
+            bool shareable = filter.transform == transform;
+            if (shareable)
+            {
+                ulong shared = KeelHullCache.Acquire(m_World, mesh, scale);
+                if (shared != 0) { m_Hull = shared; return true; }
+            }
             // Body-local hull with every scale of the hierarchy baked in.
             Vector3[] vertices = mesh.vertices;
             var local = new KeelVec3[vertices.Length];
@@ -155,6 +156,7 @@ namespace Keel
             }
             if (status != KeelStatus.KEEL_OK) { Fail("the mesh '" + mesh.name + "' was refused (" + KeelLibrary.LastErrorMessage() + ")."); return false; }
             m_Hull = hull;
+            if (shareable) KeelHullCache.Add(m_World, mesh, scale, hull);
             return true;
         }
 
@@ -261,9 +263,16 @@ namespace Keel
             if (m_Generation == KeelRuntime.Generation && m_World != 0)
             {
                 if (m_Body != 0) KeelNative.keel_body_destroy(m_World, m_Body);
-                if (m_Hull != 0) KeelNative.keel_hull_destroy(m_World, m_Hull);
+                m_Body = 0;
+                ReleaseHull();
             }
             m_Body = m_Hull = m_World = 0;
+        }
+
+        private void ReleaseHull()
+        {
+            if (m_Hull != 0 && KeelHullCache.Release(m_Hull)) KeelNative.keel_hull_destroy(m_World, m_Hull);
+            m_Hull = 0;
         }
     }
 }

@@ -142,7 +142,11 @@ namespace Keel
             m_DescDirty = true;
         }
 
-        /// <summary>Call after changing fields from a script.</summary>
+        /// <summary>
+        /// Call after changing fields, or the Rigidbody's inertiaTensor, from a script. (The mesh
+        /// is read once: bodies of the same mesh and scale share one native hull; to change a
+        /// hull's shape, give the MeshFilter a new Mesh.)
+        /// </summary>
         public void ApplySettings() { m_DescDirty = true; }
 
         private void FixedUpdate()

@@ -1,10 +1,12 @@
 //! `cargo xtask unity`: regenerates the C# bindings, builds libkeel for this machine in
-//! release, and assembles the UPM package folder and its `.tgz`.
+//! release, and assembles the UPM package folder and its `.tgz`; `--bench` runs the
+//! package's benchmark under mono instead.
 //!
 //! The release workflow builds the other platforms on their own runners and passes each
 //! binary with `--plugin PLATFORM=FILE`; with any `--plugin` (or `--native`) nothing is
 //! built here.
 
+mod bench;
 mod bindings;
 mod package;
 
@@ -24,6 +26,10 @@ struct Args {
     /// Only write the missing .meta files of unity-package/ (stable GUIDs from the path).
     #[arg(long)]
     metas: bool,
+    /// Run the benchmark under mono (managed C# reference vs the package, one table)
+    /// against the release library, instead of packaging.
+    #[arg(long)]
+    bench: bool,
     /// Use this already-built library for this machine instead of building one.
     #[arg(long)]
     native: Option<PathBuf>,
@@ -48,6 +54,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Ok(());
     }
     check_bindings(&root)?;
+    if args.bench {
+        let library = match &args.native {
+            Some(native) => native.clone(),
+            None => build_release(&root)?,
+        };
+        return bench::run(&root, &library);
+    }
     let mut plugins = Vec::new();
     for spec in &args.plugins {
         let (name, file) = spec

@@ -17,7 +17,7 @@ namespace Keel.Tests
         public void DestroyingDisablingAndReenablingLeakNothing()
         {
             PhysicsBuoyancy a = Box("A", Vector3.one, 300f, Vector3.zero);
-            PhysicsBuoyancy b = Box("B", Vector3.one, 300f, new Vector3(3f, 0f, 0f));
+            PhysicsBuoyancy b = Box("B", new Vector3(1f, 1f, 1.5f), 450f, new Vector3(3f, 0f, 0f));
             StandInPlayerLoop.Step(3);
             ulong world = KeelRuntime.GetWorld(RhoWater);
             Assert.AreEqual(2u, Counts(world).body_count);
@@ -44,6 +44,30 @@ namespace Keel.Tests
             Assert.AreEqual(0u, Counts(world).body_count);
             Assert.AreEqual(0u, Counts(world).hull_count);
             Assert.AreEqual(1u, KeelNative.keel_live_world_count());
+        }
+
+        [Test]
+        public void BodiesOfOneMeshAndScaleShareAHullUntilTheLastGoes()
+        {
+            var bodies = new PhysicsBuoyancy[3];
+            for (int i = 0; i < 3; i++) bodies[i] = Box("Crate " + i, new Vector3(1f, 0.5f, 1f), 200f, new Vector3(2f * i, 0f, 0f));
+            PhysicsBuoyancy other = Box("Big crate", new Vector3(2f, 0.5f, 1f), 400f, new Vector3(0f, 0f, 3f));
+            StandInPlayerLoop.Step(3);
+            ulong world = KeelRuntime.GetWorld(RhoWater);
+            Assert.AreEqual(4u, Counts(world).body_count);
+            Assert.AreEqual(2u, Counts(world).hull_count, "crates of one mesh and scale should share a hull");
+            UnityEngine.Object.Destroy(bodies[0].gameObject);
+            bodies[1].enabled = false;
+            StandInPlayerLoop.Step(1);
+            Assert.AreEqual(2u, Counts(world).hull_count, "a hull still in use was destroyed");
+            UnityEngine.Object.Destroy(bodies[2].gameObject);
+            StandInPlayerLoop.Step(1);
+            Assert.AreEqual(1u, Counts(world).hull_count, "the crates' hull outlived its last user");
+            bodies[1].enabled = true;
+            StandInPlayerLoop.Step(1);
+            Assert.AreEqual(2u, Counts(world).hull_count);
+            Assert.AreEqual(2u, Counts(world).body_count);
+            Assert.IsFalse(other.HasFailed);
         }
 
         [Test]

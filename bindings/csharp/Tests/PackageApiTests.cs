@@ -28,7 +28,7 @@ namespace Keel.Tests
         public void UnreadableMeshGetsOneClearError()
         {
             PhysicsBuoyancy body = Box("Locked crate", Vector3.one, 300f, Vector3.zero);
-            body.GetComponent<MeshFilter>().sharedMesh.UploadMeshData(true);
+            body.GetComponent<MeshFilter>().mesh.UploadMeshData(true);
             AssertOneErrorAndNoForce(body, "not readable");
         }
 

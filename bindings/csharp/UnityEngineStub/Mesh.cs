@@ -43,6 +43,17 @@ namespace UnityEngine
             foreach (Vector3 v in m_Vertices) { lo = Vector3.Min(lo, v); hi = Vector3.Max(hi, v); }
             bounds = new Bounds((lo + hi) * 0.5f, hi - lo);
         }
+        internal Mesh Copy()
+        {
+            var copy = new Mesh { name = name + " Instance" };
+            copy.m_Vertices = (Vector3[])m_Vertices.Clone();
+            copy.m_Triangles = (int[])m_Triangles.Clone();
+            copy.m_Normals = (Vector3[])m_Normals.Clone();
+            copy.m_Readable = m_Readable;
+            copy.bounds = bounds;
+            return copy;
+        }
+
         public void UploadMeshData(bool markNoLongerReadable) { if (markNoLongerReadable) m_Readable = false; }
 
         private void NotReadable()
@@ -102,8 +113,19 @@ namespace UnityEngine
     public sealed class MeshFilter : Component
     {
         private Mesh m_Mesh;
-        public Mesh sharedMesh { get { return m_Mesh; } set { m_Mesh = value; } }
-        public Mesh mesh { get { return m_Mesh; } set { m_Mesh = value; } }
+        private bool m_Instantiated;
+        public Mesh sharedMesh { get { return m_Mesh; } set { m_Mesh = value; m_Instantiated = false; } }
+        // Unity's .mesh instantiates a copy of the shared mesh on first access, so that
+        // editing it never touches other objects' (or the asset's) mesh.
+        public Mesh mesh
+        {
+            get
+            {
+                if (m_Mesh != null && !m_Instantiated) { m_Mesh = m_Mesh.Copy(); m_Instantiated = true; }
+                return m_Mesh;
+            }
+            set { m_Mesh = value; m_Instantiated = true; }
+        }
     }
 
     public class Renderer : Component

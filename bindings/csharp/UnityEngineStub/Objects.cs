@@ -127,10 +127,15 @@ namespace UnityEngine
             return null;
         }
 
+        private static Mesh s_Cube, s_Plane;
+
         public static GameObject CreatePrimitive(PrimitiveType type)
         {
             var go = new GameObject(type.ToString());
-            go.AddComponent<MeshFilter>().sharedMesh = type == PrimitiveType.Plane ? Mesh.CreatePlane() : Mesh.CreateCube();
+            // Unity shares one built-in mesh per primitive type between all primitives.
+            if (type == PrimitiveType.Plane) { if (s_Plane == null) s_Plane = Mesh.CreatePlane(); }
+            else if (s_Cube == null) s_Cube = Mesh.CreateCube();
+            go.AddComponent<MeshFilter>().sharedMesh = type == PrimitiveType.Plane ? s_Plane : s_Cube;
             go.AddComponent<MeshRenderer>();
             return go;
         }

@@ -68,10 +68,15 @@ namespace UnityEngine
         public void ResetCenterOfMass() { m_CenterOfMass = null; }
         public void ResetInertiaTensor() { m_InertiaTensor = null; m_InertiaTensorRotation = Quaternion.identity; }
 
+        // Unity keeps these as the physics engine's state, refreshed when colliders change;
+        // reading them is a property access, so the stand-in caches them too, or its own
+        // cost would swamp what benchmarks measure.
+        private MeshFilter m_Filter;
+        private bool m_FilterLooked;
         private Bounds MeshBounds()
         {
-            MeshFilter mf = GetComponent<MeshFilter>();
-            return mf != null && mf.sharedMesh != null ? mf.sharedMesh.bounds : new Bounds(Vector3.zero, Vector3.one);
+            if (!m_FilterLooked) { m_Filter = GetComponent<MeshFilter>(); m_FilterLooked = true; }
+            return m_Filter != null && m_Filter.sharedMesh != null ? m_Filter.sharedMesh.bounds : new Bounds(Vector3.zero, Vector3.one);
         }
 
         public void AddForce(Vector3 force) { AddForce(force, ForceMode.Force); }
