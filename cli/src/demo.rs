@@ -30,6 +30,8 @@ struct SceneSpec {
     water: WaterKind,
     /// Height of the lowest point above the water at the start, m.
     drop: f64,
+    /// How far the centre of mass sits below the hull's centroid (ballast), m.
+    ballast: f64,
     start: DQuat,
 }
 
@@ -46,6 +48,7 @@ fn specs() -> Result<Vec<SceneSpec>> {
             mass: 483.0,
             water: WaterKind::Flat,
             drop: 0.1,
+            ballast: 0.0,
             // A cube this light is unstable flat: a nudge shows where it goes.
             start: setup::tilt(3.0, 2.0),
         },
@@ -56,6 +59,7 @@ fn specs() -> Result<Vec<SceneSpec>> {
             mass: 800.0,
             water: WaterKind::Flat,
             drop: 0.1,
+            ballast: 0.0,
             start: setup::tilt(3.0, 0.0),
         },
         SceneSpec {
@@ -65,6 +69,7 @@ fn specs() -> Result<Vec<SceneSpec>> {
             mesh: boat,
             water: WaterKind::Gerstner,
             drop: 0.0,
+            ballast: 0.3,
             start: DQuat::IDENTITY,
         },
         SceneSpec {
@@ -74,6 +79,7 @@ fn specs() -> Result<Vec<SceneSpec>> {
             mesh: bunny,
             water: WaterKind::Flat,
             drop: 0.1,
+            ballast: 0.0,
             start: DQuat::IDENTITY,
         },
         SceneSpec {
@@ -83,6 +89,7 @@ fn specs() -> Result<Vec<SceneSpec>> {
             mass: 160.0,
             water: WaterKind::Flat,
             drop: 3.0,
+            ballast: 0.0,
             start: DQuat::IDENTITY,
         },
         SceneSpec {
@@ -92,6 +99,7 @@ fn specs() -> Result<Vec<SceneSpec>> {
             mass: 160.0,
             water: WaterKind::Flat,
             drop: 3.0,
+            ballast: 0.0,
             start: setup::tilt(70.0, 0.0),
         },
     ])
@@ -102,9 +110,11 @@ fn volume_of(mesh: &Mesh) -> f64 {
 }
 
 fn build_scene(spec: &SceneSpec) -> Result<Scene> {
+    let centroid = keel::Hull::new(&spec.mesh.desc(false))?.info().centroid;
     let choice = MassChoice {
         mass: Some(spec.mass),
-        ..MassChoice::default()
+        density: None,
+        cog: Some(centroid - DVec3::Y * spec.ballast),
     };
     let mut built = setup::build(&spec.mesh, false, &choice, keel::forces::FORCE_DEFAULT)?;
     setup::set_water(&mut built.world, spec.water, 0.8, 10.0)?;
@@ -129,7 +139,7 @@ fn build_scene(spec: &SceneSpec) -> Result<Scene> {
 }
 
 /// The checks of one scene against physics.
-fn checks(spec: &SceneSpec, summary: &Summary, samples: &[Sample]) -> Vec<Check> {
+fn checks(spec: &SceneSpec, summary: &Summary, samples: &[Sample], distance_to_rest: Option<(f64, f64)>) -> Vec<Check> {
     let mut out = Vec::new();
     let g = 9.81;
     let weight = spec.mass * g;
@@ -141,23 +151,23 @@ fn checks(spec: &SceneSpec, summary: &Summary, samples: &[Sample]) -> Vec<Check>
                 summary.mean_buoyancy, weight
             ),
         ));
-        if let Some(p) = &summary.predicted {
-            let dy = summary.center_of_mass[1] - p.center_of_mass_y;
+        if let Some((turn, rise)) = distance_to_rest {
             out.push(check(
-                dy.abs() < 0.01,
+                turn < 1.0 && rise.abs() < 0.005,
                 format!(
-                    "settled centre of mass at y = {:.3} m, hydrostatic equilibrium {:.3} m",
-                    summary.center_of_mass[1], p.center_of_mass_y
+                    "settled pose is a hydrostatic equilibrium: find_equilibrium from it turns it {turn:.2} deg, moves it {:.4} m",
+                    rise.abs()
                 ),
             ));
+        }
+        if let Some(p) = &summary.predicted {
             let up = DVec3::from_array(summary.up_local);
-            let angle = up.angle_between(DVec3::from_array(p.up_local)).to_degrees();
             let tilt = up.y.clamp(-1.0, 1.0).acos().to_degrees();
             out.push(check(
-                angle < 3.0,
+                (tilt - p.tilt_deg).abs() < 2.0 || (tilt - (180.0 - p.tilt_deg)).abs() < 2.0,
                 format!(
-                    "settled tilt {tilt:.1} deg from level, equilibrium {:.1} deg ({angle:.1} deg apart)",
-                    p.tilt_deg
+                    "settled tilt {tilt:.1} deg from level; the equilibrium found from upright: {:.1} deg, centre of mass y {:.3} m (simulated {:.3} m)",
+                    p.tilt_deg, p.center_of_mass_y, summary.center_of_mass[1]
                 ),
             ));
             if let Some(t) = p.roll_period {
@@ -176,15 +186,28 @@ fn checks(spec: &SceneSpec, summary: &Summary, samples: &[Sample]) -> Vec<Check>
         ));
     } else {
         let heel = samples.iter().map(|s| s.roll.abs()).fold(0.0, f64::max).to_degrees();
-        out.push(check(heel < 30.0, format!("largest heel in the waves {heel:.1} deg")));
+        out.push(check(
+            heel < 90.0,
+            format!("did not capsize: largest heel in the waves {heel:.1} deg"),
+        ));
         let (lo, hi) = samples
             .iter()
             .map(|s| s.com.y)
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| (a.min(y), b.max(y)));
         out.push(check(
             hi - lo < 3.0,
-            format!("heave range {:.2} m in 1.6 m waves", hi - lo),
+            format!(
+                "heave range {:.2} m in waves 0.8 m high (three Gerstner waves)",
+                hi - lo
+            ),
         ));
+        if let Some(p) = &summary.predicted {
+            let period = p.roll_period.map_or("-".into(), |t| format!("{t:.2} s"));
+            out.push(check(
+                p.gm_t > 0.0,
+                format!("GM_T on flat water {:.3} m, natural roll period {period}", p.gm_t),
+            ));
+        }
         if let Some(t) = summary.roll_period {
             out.push(check(true, format!("roll period in the waves {t:.2} s")));
         }
@@ -209,7 +232,10 @@ pub fn run(seconds: f64, dt: f64, plot_dir: Option<&Path>) -> Result<bool> {
         let samples = sim::run(&mut scene, seconds, dt, spec.slug)?;
         let summary = simulate::summarise(&scene, &samples, seconds);
         println!("{} ({:.0} kg, {:.0} s)", spec.name, spec.mass, seconds);
-        for c in checks(spec, &summary, &samples) {
+        let rest = (spec.water == WaterKind::Flat)
+            .then(|| simulate::distance_to_rest(&scene))
+            .flatten();
+        for c in checks(spec, &summary, &samples, rest) {
             all_ok &= c.ok;
             println!("  {:8} {}", if c.ok { "OK" } else { "WARNING" }, c.text);
         }

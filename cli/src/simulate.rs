@@ -103,6 +103,22 @@ pub fn predict(scene: &Scene) -> Option<Prediction> {
     })
 }
 
+/// How far `find_equilibrium`, started from the body's last pose, moves it: turn in
+/// degrees and rise of the centre of mass in metres. Near zero when the simulation came to
+/// rest in a stable hydrostatic equilibrium (whichever of several a body has).
+pub fn distance_to_rest(scene: &Scene) -> Option<(f64, f64)> {
+    let start = Pose {
+        position: scene.rigid.position,
+        rotation: scene.rigid.rotation,
+    };
+    let eq = hydrostatics::find_body_equilibrium(&scene.world, scene.body, scene.rigid.com_local, &start).ok()?;
+    let up = |q: glam::DQuat| q.inverse() * DVec3::Y;
+    let turn = up(eq.pose.rotation)
+        .angle_between(up(scene.rigid.rotation))
+        .to_degrees();
+    Some((turn, eq.center_of_mass.y - scene.rigid.com().y))
+}
+
 pub fn summarise(scene: &Scene, samples: &[Sample], seconds: f64) -> Summary {
     let (_, heave_spread) = sim::tail_stats(samples.iter().map(|s| s.com.y), 0.2);
     let (_, roll_spread) = sim::tail_stats(samples.iter().map(|s| s.roll), 0.2);
