@@ -41,7 +41,8 @@ namespace Keel
         /// <summary>
         /// Worker threads of worlds created from now on (KeelWorldDesc.thread_count): 0 = one per
         /// core (default), 1 = none besides the calling thread. Unity's own job workers share
-        /// the cores: where they are busy, 1 avoids waiting for a descheduled helper.
+        /// the cores: where they are busy, 1 avoids waiting for a descheduled helper. A setting,
+        /// not session state: play sessions keep it.
         /// </summary>
         public static uint ThreadCount = 0;
 
@@ -209,7 +210,6 @@ namespace Keel
             ShutdownProcess();
             s_Waves = null;
             s_Hooked = false;
-            ThreadCount = 0;
             Application.quitting -= Shutdown;
 #if UNITY_EDITOR
             UnityEditor.AssemblyReloadEvents.beforeAssemblyReload -= ShutdownProcess;

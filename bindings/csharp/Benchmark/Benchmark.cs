@@ -42,12 +42,12 @@ namespace Keel.Benchmark
             double cubesManaged = Measure(Kind.Managed, 1024, 60) - cubesControl;
             KeelRuntime.ThreadCount = 1;
             double cubesManager1 = Measure(Kind.NativeManager, 1024, 60) - cubesControl;
-            double cubesCall1 = NativeCallOnly(1024, 60);
+            double cubesOverhead = ManagerOverheadPerBody(1024);
             double cubesAlone1 = Measure(Kind.NativeAlone, 1024, 60) - cubesControl;
             KeelRuntime.ThreadCount = 0;
             double cubesManagerAll = Measure(Kind.NativeManager, 1024, 60) - cubesControl;
             double cubesAloneAll = Measure(Kind.NativeAlone, 1024, 60) - cubesControl;
-            rows.Add(Row("1024 cubes (12 triangles each), BuoyancyManager", cubesManaged, cubesManager1, cubesManagerAll, (cubesManager1 - cubesCall1) / 1024.0));
+            rows.Add(Row("1024 cubes (12 triangles each), BuoyancyManager", cubesManaged, cubesManager1, cubesManagerAll, cubesOverhead));
             rows.Add(Row("1024 cubes, PhysicsBuoyancy stepping alone", cubesManaged, cubesAlone1, cubesAloneAll, double.NaN));
 
             Console.WriteLine();
@@ -127,48 +127,55 @@ namespace Keel.Benchmark
             return best;
         }
 
-        /// <summary>Seconds per step of the native call alone (keel_body_step or keel_world_step) on the same bodies.</summary>
-        private static double NativeCallOnly(int count, int frames)
+        /// <summary>
+        /// The package's managed cost per body and step: BuoyancyManager.StepAll (read every
+        /// Rigidbody, one keel_world_step, apply every result) minus that keel_world_step alone
+        /// on the same states, alternated in one scene, best of each.
+        /// </summary>
+        private static double ManagerOverheadPerBody(int count)
         {
-            List<GameObject> objects = Build(Kind.NativeAlone, count);
+            List<GameObject> objects = Build(Kind.NativeManager, count);
             StandInPlayerLoop.Step(30);
+            BuoyancyManager manager = BuoyancyManager.Instance;
             ulong world = KeelRuntime.GetWorld(KeelRuntime.DefaultWaterDensity);
             var handles = new ulong[count];
             var states = new KeelBodyState[count];
             var forces = new KeelBodyForces[count];
             for (int i = 0; i < count; i++)
             {
-                var rb = objects[i].GetComponent<Rigidbody>();
                 handles[i] = objects[i].GetComponent<PhysicsBuoyancy>().BodyHandle;
-                states[i] = new KeelBodyState
-                {
-                    position = new KeelVec3 { x = rb.position.x, y = rb.position.y, z = rb.position.z },
-                    rotation = new KeelQuat { x = rb.rotation.x, y = rb.rotation.y, z = rb.rotation.z, w = rb.rotation.w },
-                    linear_velocity = new KeelVec3 { x = rb.velocity.x, y = rb.velocity.y, z = rb.velocity.z },
-                    angular_velocity = new KeelVec3 { x = rb.angularVelocity.x, y = rb.angularVelocity.y, z = rb.angularVelocity.z },
-                    center_of_mass = new KeelVec3 { x = rb.worldCenterOfMass.x, y = rb.worldCenterOfMass.y, z = rb.worldCenterOfMass.z },
-                };
+                states[i] = StateOf(objects[i].GetComponent<Rigidbody>());
             }
-            double best = double.MaxValue;
-            fixed (ulong* h = handles)
-            fixed (KeelBodyState* s = states)
-            fixed (KeelBodyForces* f = forces)
+            double whole = double.MaxValue, native = double.MaxValue;
+            const int steps = 30;
+            for (int round = 0; round < 7; round++)
             {
-                for (int run = 0; run < 3; run++)
+                var watch = Stopwatch.StartNew();
+                for (int i = 0; i < steps; i++) manager.StepAll(0.02f);
+                whole = Math.Min(whole, watch.Elapsed.TotalSeconds / steps);
+                fixed (ulong* h = handles)
+                fixed (KeelBodyState* s = states)
+                fixed (KeelBodyForces* f = forces)
                 {
-                    var watch = Stopwatch.StartNew();
-                    for (int i = 0; i < frames; i++)
-                    {
-                        KeelStatus status = count == 1
-                            ? KeelNative.keel_body_step(world, h[0], s, 0.02f, f)
-                            : KeelNative.keel_world_step(world, h, s, (uint)count, 0.02f, f);
-                        KeelLibrary.Check(status);
-                    }
-                    best = Math.Min(best, watch.Elapsed.TotalSeconds / frames);
+                    watch = Stopwatch.StartNew();
+                    for (int i = 0; i < steps; i++) KeelLibrary.Check(KeelNative.keel_world_step(world, h, s, (uint)count, 0.02f, f));
+                    native = Math.Min(native, watch.Elapsed.TotalSeconds / steps);
                 }
             }
             StandInPlayerLoop.ExitPlayMode();
-            return best;
+            return (whole - native) / count;
+        }
+
+        private static KeelBodyState StateOf(Rigidbody rb)
+        {
+            return new KeelBodyState
+            {
+                position = new KeelVec3 { x = rb.position.x, y = rb.position.y, z = rb.position.z },
+                rotation = new KeelQuat { x = rb.rotation.x, y = rb.rotation.y, z = rb.rotation.z, w = rb.rotation.w },
+                linear_velocity = new KeelVec3 { x = rb.velocity.x, y = rb.velocity.y, z = rb.velocity.z },
+                angular_velocity = new KeelVec3 { x = rb.angularVelocity.x, y = rb.angularVelocity.y, z = rb.angularVelocity.z },
+                center_of_mass = new KeelVec3 { x = rb.worldCenterOfMass.x, y = rb.worldCenterOfMass.y, z = rb.worldCenterOfMass.z },
+            };
         }
     }
 }

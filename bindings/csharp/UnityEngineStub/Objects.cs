@@ -226,15 +226,15 @@ namespace UnityEngine
 
         public Vector3 position
         {
-            get { return m_Parent == null ? m_LocalPosition : m_Parent.TransformPoint(m_LocalPosition); }
-            set { m_LocalPosition = m_Parent == null ? value : m_Parent.InverseTransformPoint(value); }
+            get { return (object)m_Parent == null ? m_LocalPosition : m_Parent.TransformPoint(m_LocalPosition); }
+            set { m_LocalPosition = (object)m_Parent == null ? value : m_Parent.InverseTransformPoint(value); }
         }
         public Quaternion rotation
         {
-            get { return m_Parent == null ? m_LocalRotation : m_Parent.rotation * m_LocalRotation; }
-            set { m_LocalRotation = (m_Parent == null ? value : Quaternion.Inverse(m_Parent.rotation) * value).normalized; }
+            get { return (object)m_Parent == null ? m_LocalRotation : m_Parent.rotation * m_LocalRotation; }
+            set { m_LocalRotation = ((object)m_Parent == null ? value : Quaternion.Inverse(m_Parent.rotation) * value).normalized; }
         }
-        public Vector3 lossyScale { get { return m_Parent == null ? m_LocalScale : Vector3.Scale(m_Parent.lossyScale, m_LocalScale); } }
+        public Vector3 lossyScale { get { return (object)m_Parent == null ? m_LocalScale : Vector3.Scale(m_Parent.lossyScale, m_LocalScale); } }
         public Vector3 up { get { return rotation * Vector3.up; } }
         public Vector3 right { get { return rotation * Vector3.right; } }
         public Vector3 forward { get { return rotation * Vector3.forward; } }

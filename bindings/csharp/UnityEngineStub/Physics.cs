@@ -49,7 +49,7 @@ namespace UnityEngine
         // a solid box, which is what a BoxCollider on a box mesh gives.
         public Vector3 centerOfMass
         {
-            get { return m_CenterOfMass ?? Vector3.Scale(MeshBounds().center, transform.lossyScale); }
+            get { return m_CenterOfMass.HasValue ? m_CenterOfMass.Value : Automatic().Center; }
             set { m_CenterOfMass = value; }
         }
         public Vector3 worldCenterOfMass { get { return transform.position + transform.rotation * centerOfMass; } }
@@ -58,7 +58,7 @@ namespace UnityEngine
             get
             {
                 if (m_InertiaTensor.HasValue) return m_InertiaTensor.Value;
-                Vector3 s = Vector3.Scale(MeshBounds().size, transform.lossyScale);
+                Vector3 s = Automatic().Size;
                 float k = m_Mass / 12f;
                 return new Vector3(k * (s.y * s.y + s.z * s.z), k * (s.x * s.x + s.z * s.z), k * (s.x * s.x + s.y * s.y));
             }
@@ -71,12 +71,21 @@ namespace UnityEngine
         // Unity keeps these as the physics engine's state, refreshed when colliders change;
         // reading them is a property access, so the stand-in caches them too, or its own
         // cost would swamp what benchmarks measure.
+        private struct Derived { public Vector3 Center, Size, Scale; public Mesh Mesh; }
+        private Derived m_Auto;
         private MeshFilter m_Filter;
         private bool m_FilterLooked;
-        private Bounds MeshBounds()
+        private Derived Automatic()
         {
             if (!m_FilterLooked) { m_Filter = GetComponent<MeshFilter>(); m_FilterLooked = true; }
-            return m_Filter != null && m_Filter.sharedMesh != null ? m_Filter.sharedMesh.bounds : new Bounds(Vector3.zero, Vector3.one);
+            Mesh mesh = (object)m_Filter != null ? m_Filter.sharedMesh : null;
+            Vector3 scale = transform.lossyScale;
+            if ((object)mesh != (object)m_Auto.Mesh || !scale.Equals(m_Auto.Scale) || m_Auto.Size.sqrMagnitude == 0f)
+            {
+                Bounds b = (object)mesh != null ? mesh.bounds : new Bounds(Vector3.zero, Vector3.one);
+                m_Auto = new Derived { Center = Vector3.Scale(b.center, scale), Size = Vector3.Scale(b.size, scale), Scale = scale, Mesh = mesh };
+            }
+            return m_Auto;
         }
 
         public void AddForce(Vector3 force) { AddForce(force, ForceMode.Force); }
