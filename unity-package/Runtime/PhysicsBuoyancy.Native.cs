@@ -226,6 +226,9 @@ namespace Keel
                 rb.AddForce(forces.force.ToUnity());
                 rb.AddTorque(forces.torque.ToUnity());
             }
+            // The figure-19 views follow each step (no Update method: Unity calls every
+            // declared Update, a cost per body even when there is nothing to show).
+            if ((object)underWaterObj != null || (object)aboveWaterObj != null) UpdateDebugMeshes();
             if (useSimpleDrag)
             {
                 // Thesis function A.5.

@@ -154,10 +154,5 @@ namespace Keel
             if (m_Manager != null && m_Manager.isActiveAndEnabled) return;
             StepAlone();
         }
-
-        private void Update()
-        {
-            if (underWaterObj != null || aboveWaterObj != null) UpdateDebugMeshes();
-        }
     }
 }
