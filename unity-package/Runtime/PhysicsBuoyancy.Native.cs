@@ -16,6 +16,8 @@ namespace Keel
         private bool m_Failed, m_StepErrorLogged, m_DescDirty = true;
         private KeelBodyForces m_Forces;
         private float m_DescMass;
+        private Vector3 m_DescInertia;
+        private Quaternion m_DescInertiaRotation;
         private KeelTriangleForce[] m_TriangleForces = new KeelTriangleForce[64];
 
         /// <summary>The KEEL_FORCE_* bits of the toggles.</summary>
@@ -82,9 +84,12 @@ namespace Keel
             if (m_Generation != KeelRuntime.Generation) { m_World = m_Hull = m_Body = 0; }
             if (m_Body != 0)
             {
-                // Unity rescales an automatic inertia tensor with the mass, so polling the mass
-                // catches both; a script that sets inertiaTensor calls ApplySettings().
-                if (m_DescDirty || m_Rigidbody.mass != m_DescMass) SetDesc();
+                // Mass and inertia can change under the component (scripts, Unity's automatic
+                // tensor after a collider change): compare each step, send only on change.
+                Rigidbody rb = m_Rigidbody;
+                if (m_DescDirty || rb.mass != m_DescMass || !rb.inertiaTensor.Equals(m_DescInertia)
+                    || !rb.inertiaTensorRotation.Equals(m_DescInertiaRotation))
+                    SetDesc();
                 return true;
             }
             m_World = KeelRuntime.GetWorld(rhoWater);
@@ -115,6 +120,8 @@ namespace Keel
         private void Remember(KeelBodyDesc desc)
         {
             m_DescMass = desc.mass;
+            m_DescInertia = m_Rigidbody.inertiaTensor;
+            m_DescInertiaRotation = m_Rigidbody.inertiaTensorRotation;
             m_DescDirty = false;
         }
 

@@ -143,7 +143,8 @@ namespace Keel
         }
 
         /// <summary>
-        /// Call after changing fields, or the Rigidbody's inertiaTensor, from a script. (The mesh
+        /// Call after changing fields from a script (the Rigidbody's mass and inertia are
+        /// followed every step by themselves). (The mesh
         /// is read once: bodies of the same mesh and scale share one native hull; to change a
         /// hull's shape, give the MeshFilter a new Mesh.)
         /// </summary>

@@ -48,6 +48,25 @@ namespace Keel.Tests
         }
 
         [Test]
+        public unsafe void RigidbodyMassAndInertiaReachTheNativeBody()
+        {
+            PhysicsBuoyancy raft = Box("Raft", new Vector3(2f, 0.5f, 2f), 1000f, Vector3.zero);
+            StandInPlayerLoop.Step(2);
+            var rb = raft.GetComponent<Rigidbody>();
+            rb.mass = 800f;
+            rb.inertiaTensor = new Vector3(300f, 500f, 250f);
+            rb.inertiaTensorRotation = Quaternion.Euler(0f, 30f, 0f);
+            StandInPlayerLoop.Step(1);
+            KeelBodyDesc desc;
+            KeelLibrary.Check(KeelNative.keel_body_get_desc(KeelRuntime.GetWorld(RhoWater), raft.BodyHandle, out desc));
+            Assert.AreEqual(800f, desc.mass);
+            Assert.AreEqual(300f, desc.inertia.x);
+            Assert.AreEqual(500f, desc.inertia.y);
+            Assert.AreEqual(250f, desc.inertia.z);
+            Assert.That(Mathf.Abs(desc.inertia_rotation.y), Is.EqualTo(Mathf.Sin(15f * Mathf.Deg2Rad)).Within(1e-4f));
+        }
+
+        [Test]
         public void DebugMeshesShowTheUnderwaterAndAboveWaterParts()
         {
             PhysicsBuoyancy raft = Box("Raft", new Vector3(2f, 0.5f, 2f), 1000f, new Vector3(0f, 0.1f, 0.2f));

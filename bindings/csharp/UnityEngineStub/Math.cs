@@ -104,7 +104,7 @@ namespace UnityEngine
         public Vector2(float x, float y) { this.x = x; this.y = y; }
     }
 
-    public struct Quaternion
+    public struct Quaternion : IEquatable<Quaternion>
     {
         public float x;
         public float y;
@@ -197,7 +197,8 @@ namespace UnityEngine
 
         public static bool operator ==(Quaternion lhs, Quaternion rhs) { return Dot(lhs, rhs) > 0.999999f; }
         public static bool operator !=(Quaternion lhs, Quaternion rhs) { return !(lhs == rhs); }
-        public override bool Equals(object other) { return other is Quaternion && this == (Quaternion)other; }
+        public bool Equals(Quaternion other) { return x == other.x && y == other.y && z == other.z && w == other.w; }
+        public override bool Equals(object other) { return other is Quaternion && Equals((Quaternion)other); }
         public override int GetHashCode() { return x.GetHashCode() ^ (y.GetHashCode() << 2) ^ (z.GetHashCode() >> 2) ^ (w.GetHashCode() >> 1); }
         public override string ToString() { return string.Format("({0:F5}, {1:F5}, {2:F5}, {3:F5})", x, y, z, w); }
     }
