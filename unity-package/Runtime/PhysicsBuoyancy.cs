@@ -152,7 +152,9 @@ namespace Keel
 
         private void FixedUpdate()
         {
-            if (m_Manager != null && m_Manager.isActiveAndEnabled) return;
+            // A manager clears m_Manager when it is disabled or destroyed, so a plain reference
+            // test suffices (UnityEngine.Object's == asks the engine, a cost on every body).
+            if ((object)m_Manager != null) return;
             StepAlone();
         }
     }
