@@ -353,7 +353,7 @@ fn assert_metas_complete(folder: &Path, skip: &dyn Fn(&Path) -> bool) {
             }
             assert!(
                 Path::new(&format!("{}.meta", path.display())).is_file(),
-                "{} has no .meta",
+                "{} has no .meta (`cargo xtask unity --metas` writes the missing ones)",
                 path.display()
             );
             if path.is_dir() {
