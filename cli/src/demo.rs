@@ -231,13 +231,13 @@ pub fn run(seconds: f64, dt: f64, plot_dir: Option<&Path>) -> Result<bool> {
         let mut scene = build_scene(spec)?;
         let samples = sim::run(&mut scene, seconds, dt, spec.slug)?;
         let summary = simulate::summarise(&scene, &samples, seconds);
-        println!("{} ({:.0} kg, {:.0} s)", spec.name, spec.mass, seconds);
+        outln!("{} ({:.0} kg, {:.0} s)", spec.name, spec.mass, seconds);
         let rest = (spec.water == WaterKind::Flat)
             .then(|| simulate::distance_to_rest(&scene))
             .flatten();
         for c in checks(spec, &summary, &samples, rest) {
             all_ok &= c.ok;
-            println!("  {:8} {}", if c.ok { "OK" } else { "WARNING" }, c.text);
+            outln!("  {:8} {}", if c.ok { "OK" } else { "WARNING" }, c.text);
         }
         if spec.slug.starts_with("plate") {
             plate_peaks.push(summary.peak_slamming);
@@ -250,15 +250,15 @@ pub fn run(seconds: f64, dt: f64, plot_dir: Option<&Path>) -> Result<bool> {
     if let [flat, edge] = plate_peaks[..] {
         let ok = flat > edge;
         all_ok &= ok;
-        println!("two falling plates");
-        println!(
+        outln!("two falling plates");
+        outln!(
             "  {:8} flat entry slams harder than edge first: {flat:.0} N against {edge:.0} N",
             if ok { "OK" } else { "WARNING" }
         );
     }
     if let Some(dir) = plot_dir {
         plot::write_layout(dir, &panels)?;
-        println!("plots written to {}", dir.display());
+        outln!("plots written to {}", dir.display());
     }
     Ok(all_ok)
 }

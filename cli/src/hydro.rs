@@ -146,7 +146,7 @@ pub fn run(args: &Args) -> Result<()> {
         warnings: warnings.clone(),
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&output).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&output).unwrap_or_default());
     } else {
         print_text(&output, eq.pose.rotation);
     }
@@ -160,52 +160,52 @@ fn print_text(o: &Output, rotation: DQuat) {
     let v = |a: [f64; 3]| format!("({:.4}, {:.4}, {:.4})", a[0], a[1], a[2]);
     let period = |p: Option<f64>| p.map_or("none (not stable)".to_string(), |p| format!("{p:.3} s"));
     let e = &o.equilibrium;
-    println!(
+    outln!(
         "{}: {:.3} kg, centre of mass {} (body axes)",
         o.mesh,
         o.mass,
         v(o.center_of_mass_local)
     );
-    println!(
+    outln!(
         "water {} kg/m^3, gravity {} m/s^2; length along local Z, beam along local X",
         o.water_density, o.gravity
     );
-    println!();
-    println!("equilibrium on flat water (y = 0)");
-    println!(
+    outln!();
+    outln!("equilibrium on flat water (y = 0)");
+    outln!(
         "  draft                 {:10.4} m   (lowest point below the water)",
         e.draft
     );
-    println!("  heel                  {:10.3} deg", e.heel_deg);
-    println!("  trim                  {:10.3} deg", e.trim_deg);
-    println!("  body origin           {} m", v(e.position));
-    println!(
+    outln!("  heel                  {:10.3} deg", e.heel_deg);
+    outln!("  trim                  {:10.3} deg", e.trim_deg);
+    outln!("  body origin           {} m", v(e.position));
+    outln!(
         "  rotation (x y z w)    ({:.5}, {:.5}, {:.5}, {:.5})",
         rotation.x, rotation.y, rotation.z, rotation.w
     );
-    println!("hydrostatics at rest");
-    println!(
+    outln!("hydrostatics at rest");
+    outln!(
         "  displaced volume      {:10.5} m^3 ({:.2} kg)",
         e.volume, e.displacement
     );
-    println!("  centre of buoyancy    {} m", v(e.center_of_buoyancy));
-    println!("  waterplane area       {:10.5} m^2", e.waterplane_area);
-    println!(
+    outln!("  centre of buoyancy    {} m", v(e.center_of_buoyancy));
+    outln!("  waterplane area       {:10.5} m^2", e.waterplane_area);
+    outln!(
         "  centre of flotation   ({:.4}, {:.4}) m (x, z)",
         e.center_of_flotation[0], e.center_of_flotation[1]
     );
-    println!("  KB                    {:10.4} m", e.kb);
-    println!("  KG                    {:10.4} m", e.kg);
-    println!("  BM_T                  {:10.4} m", e.bm_t);
-    println!("  BM_L                  {:10.4} m", e.bm_l);
-    println!("  GM_T                  {:10.4} m", e.gm_t);
-    println!("  GM_L                  {:10.4} m", e.gm_l);
-    println!("  heave period          {}", period(e.heave_period));
-    println!("  roll period           {}", period(e.roll_period));
-    println!("  pitch period          {}", period(e.pitch_period));
-    println!("  (natural periods without added mass: the motion `keel simulate` shows)");
+    outln!("  KB                    {:10.4} m", e.kb);
+    outln!("  KG                    {:10.4} m", e.kg);
+    outln!("  BM_T                  {:10.4} m", e.bm_t);
+    outln!("  BM_L                  {:10.4} m", e.bm_l);
+    outln!("  GM_T                  {:10.4} m", e.gm_t);
+    outln!("  GM_L                  {:10.4} m", e.gm_l);
+    outln!("  heave period          {}", period(e.heave_period));
+    outln!("  roll period           {}", period(e.roll_period));
+    outln!("  pitch period          {}", period(e.pitch_period));
+    outln!("  (natural periods without added mass: the motion `keel simulate` shows)");
     let s = &o.start;
-    println!(
+    outln!(
         "at the start attitude, heave solved: GM_T {:.4} m, GM_L {:.4} m",
         s.gm_t, s.gm_l
     );

@@ -8,6 +8,14 @@
 //! 5 no usable triangle, 6 cannot float, 7 invalid argument (a negative mass...),
 //! 8 open hull, 9 an output not written, 10 a demo check warned.
 
+/// `println!` that ignores a closed stdout (`keel ... | head` must not panic).
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
 mod demo;
 mod error;
 mod hydro;

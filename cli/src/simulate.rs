@@ -277,7 +277,7 @@ pub fn run(args: &Args) -> Result<()> {
     }
     let summary = summarise(&scene, &samples, args.seconds);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&summary).unwrap_or_default());
     } else {
         print_summary(&summary);
     }
@@ -286,8 +286,8 @@ pub fn run(args: &Args) -> Result<()> {
 
 pub fn print_summary(s: &Summary) {
     let c = s.center_of_mass;
-    println!("{}: {:.1} s simulated", s.name, s.seconds);
-    println!(
+    outln!("{}: {:.1} s simulated", s.name, s.seconds);
+    outln!(
         "  end: centre of mass ({:.4}, {:.4}, {:.4}) m, heel {:.2} deg, trim {:.2} deg, {}",
         c[0],
         c[1],
@@ -297,17 +297,17 @@ pub fn print_summary(s: &Summary) {
         if s.settled { "settled" } else { "still moving" }
     );
     let p = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3} s"));
-    println!(
+    outln!(
         "  measured periods: roll {}, heave {}",
         p(s.roll_period),
         p(s.heave_period)
     );
-    println!(
+    outln!(
         "  buoyancy over the last fifth: {:.1} N (weight {:.1} N); peak slamming {:.1} N",
         s.mean_buoyancy, s.weight, s.peak_slamming
     );
     if let Some(h) = &s.predicted {
-        println!(
+        outln!(
             "  hydrostatics: rest centre of mass y {:.4} m, tilt {:.2} deg, GM_T {:.4} m, roll period {}, heave period {}",
             h.center_of_mass_y,
             h.tilt_deg,
