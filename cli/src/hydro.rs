@@ -168,7 +168,8 @@ fn print_text(o: &Output, rotation: DQuat) {
     );
     outln!(
         "water {} kg/m^3, gravity {} m/s^2; length along local Z, beam along local X",
-        o.water_density, o.gravity
+        o.water_density,
+        o.gravity
     );
     outln!();
     outln!("equilibrium on flat water (y = 0)");
@@ -181,18 +182,23 @@ fn print_text(o: &Output, rotation: DQuat) {
     outln!("  body origin           {} m", v(e.position));
     outln!(
         "  rotation (x y z w)    ({:.5}, {:.5}, {:.5}, {:.5})",
-        rotation.x, rotation.y, rotation.z, rotation.w
+        rotation.x,
+        rotation.y,
+        rotation.z,
+        rotation.w
     );
     outln!("hydrostatics at rest");
     outln!(
         "  displaced volume      {:10.5} m^3 ({:.2} kg)",
-        e.volume, e.displacement
+        e.volume,
+        e.displacement
     );
     outln!("  centre of buoyancy    {} m", v(e.center_of_buoyancy));
     outln!("  waterplane area       {:10.5} m^2", e.waterplane_area);
     outln!(
         "  centre of flotation   ({:.4}, {:.4}) m (x, z)",
-        e.center_of_flotation[0], e.center_of_flotation[1]
+        e.center_of_flotation[0],
+        e.center_of_flotation[1]
     );
     outln!("  KB                    {:10.4} m", e.kb);
     outln!("  KG                    {:10.4} m", e.kg);
@@ -207,6 +213,7 @@ fn print_text(o: &Output, rotation: DQuat) {
     let s = &o.start;
     outln!(
         "at the start attitude, heave solved: GM_T {:.4} m, GM_L {:.4} m",
-        s.gm_t, s.gm_l
+        s.gm_t,
+        s.gm_l
     );
 }

@@ -304,7 +304,9 @@ pub fn print_summary(s: &Summary) {
     );
     outln!(
         "  buoyancy over the last fifth: {:.1} N (weight {:.1} N); peak slamming {:.1} N",
-        s.mean_buoyancy, s.weight, s.peak_slamming
+        s.mean_buoyancy,
+        s.weight,
+        s.peak_slamming
     );
     if let Some(h) = &s.predicted {
         outln!(
