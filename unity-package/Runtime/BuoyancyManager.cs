@@ -38,7 +38,9 @@ namespace Keel
                 return;
             }
             s_Instance = this;
-            foreach (PhysicsBuoyancy body in FindObjectsOfType<PhysicsBuoyancy>()) Register(body);
+            // Disabled bodies register themselves in OnEnable.
+            foreach (PhysicsBuoyancy body in FindObjectsOfType<PhysicsBuoyancy>())
+                if (body.isActiveAndEnabled) Register(body);
         }
 
         private void OnDisable()

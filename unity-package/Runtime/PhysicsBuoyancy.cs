@@ -134,7 +134,11 @@ namespace Keel
             ReleaseNative();
         }
 
-        private void OnDestroy() { ReleaseNative(); }
+        private void OnDestroy()
+        {
+            if ((object)m_Manager != null) m_Manager.Unregister(this);
+            ReleaseNative();
+        }
 
         private void OnValidate()
         {
