@@ -40,8 +40,19 @@ struct Args {
 }
 
 pub fn run(args: &[String]) -> Result<(), String> {
-    let args = Args::try_parse_from(std::iter::once("unity".to_string()).chain(args.iter().cloned()))
-        .map_err(|e| e.to_string())?;
+    let args = match Args::try_parse_from(std::iter::once("unity".to_string()).chain(args.iter().cloned())) {
+        Ok(args) => args,
+        Err(e)
+            if matches!(
+                e.kind(),
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+            ) =>
+        {
+            print!("{e}");
+            return Ok(());
+        }
+        Err(e) => return Err(e.to_string()),
+    };
     let root = workspace_root();
     if args.bindings {
         let path = write_bindings(&root)?;
