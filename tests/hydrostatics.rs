@@ -254,3 +254,49 @@ fn what_cannot_float_is_refused() {
     let err = find_equilibrium(&open, &load(100.0, DVec3::ZERO), &start).unwrap_err();
     assert!(err.to_string().contains("open"), "{err}");
 }
+
+#[test]
+fn from_random_starts_the_rest_pose_is_a_stable_minimum_with_b_under_g() {
+    let mut rng = common::Rng::new(28);
+    let hulls = [
+        ("box", hull(&simple_box(Vec3::new(2.0, 1.0, 3.0), Vec3::ZERO)), 0.3),
+        ("boat", hull(&boat_hull(8.0, 2.5, 0.8, 0.6, 24, 12)), 0.35),
+        ("bunny", hull(&bunny(0.1)), 0.6),
+    ];
+    for (name, hull, density) in &hulls {
+        let load = load(density * RHO * hull.info().volume, hull.info().centroid);
+        let size = (hull.info().bounds_max - hull.info().bounds_min).length();
+        for _ in 0..4 {
+            let start = Pose {
+                position: rng.vec3(2.0),
+                rotation: rng.rotation(),
+            };
+            let eq = find_equilibrium(&hull, &load, &start).unwrap();
+            let r = hydrostatics(&hull, &load, &eq.pose, None).unwrap();
+            let lever = r.center_of_buoyancy - r.center_of_mass;
+            assert!(lever.x.hypot(lever.z) < 1e-6 * size, "{name}: B not under G: {lever}");
+            close(&format!("{name}: displacement"), r.displacement, load.mass, 1e-9);
+            // The energy m g (y_G - y_B) of every attitude a few degrees away, floated at its
+            // own draft, is higher: a minimum, not a saddle.
+            let energy = |pose: &Pose| {
+                let r = hydrostatics(&hull, &load, pose, None).unwrap();
+                r.center_of_mass.y - r.center_of_buoyancy.y
+            };
+            let at_rest = energy(&eq.pose);
+            for axis in [DVec3::X, DVec3::Z, DVec3::new(1.0, 0.0, 1.0).normalize()] {
+                for angle in [-0.03, 0.03] {
+                    let turn = DQuat::from_axis_angle(axis, angle);
+                    let tilted = Pose {
+                        position: eq.center_of_mass - turn * eq.pose.rotation * load.com_local,
+                        rotation: turn * eq.pose.rotation,
+                    };
+                    let floated = keel::hydrostatics::float_level(&hull, &load, &tilted).unwrap();
+                    assert!(
+                        energy(&floated) > at_rest,
+                        "{name}: turning the rest pose by {angle} rad about {axis} lowers the energy"
+                    );
+                }
+            }
+        }
+    }
+}
