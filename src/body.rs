@@ -1277,6 +1277,7 @@ impl Body {
         let slam = SlammingParams {
             power: desc.slamming_power,
             max_acceleration: desc.slamming_max_acceleration,
+            fade_speed: desc.reference_speed,
             multiplier: desc.slamming_multiplier,
             mass: desc.mass,
             hull_area: info.area,
@@ -2169,6 +2170,7 @@ fn step_in_lanes_here(
     let slam = SlammingParams {
         power: shared.slamming_power,
         max_acceleration: shared.slamming_max_acceleration,
+        fade_speed: shared.reference_speed,
         multiplier: shared.slamming_multiplier,
         mass: 0.0,
         hull_area: hull.info.area,
@@ -2581,13 +2583,13 @@ fn finish<S: Sink>(
                 ..water
             };
             (
-                limiter::implicit_scale(
+                limiter::limit(
                     viscous_force + pressure_force + slamming.force + damping_force,
                     drag_torque + slamming.torque + damping_couple,
                     &water,
                     dt,
                 ),
-                limiter::implicit_scale(air.force, air.torque, &air_motion, dt),
+                limiter::limit(air.force, air.torque, &air_motion, dt),
             )
         }
     };

@@ -502,6 +502,7 @@ fn one_constants(k: &PassOneConstants) -> OneConstants {
         SlammingParams {
             power: 1.0,
             max_acceleration: 1.0,
+            fade_speed: 0.0,
             multiplier: 0.0,
             mass: 0.0,
             hull_area: 1.0,

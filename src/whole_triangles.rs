@@ -578,6 +578,7 @@ impl WholeConstants {
                 SlammingParams {
                     power: 1.0,
                     max_acceleration: 1.0,
+                    fade_speed: 0.0,
                     multiplier: 0.0,
                     mass: 0.0,
                     hull_area: 1.0,
@@ -1066,7 +1067,12 @@ fn whole_block<
                     world_velocity[2] * wetted - prior_swept[2][l],
                 ];
                 let swept_squared = dot(swept, swept);
-                let reach = if c.fixed_cap { c.cap } else { speed };
+                // Gamma_max dt: the fixed cap, or the speed but no less than the fade speed.
+                let reach = if c.fixed_cap {
+                    c.cap
+                } else {
+                    speed.max(c.slam.fade_speed)
+                };
                 let (ratio_power, cos) = if SQUARE {
                     let scale = wetted * reach;
                     let scale_squared = scale * scale;

@@ -54,7 +54,11 @@ fn a_box_hull_is_the_box_mesh_and_bad_sizes_are_refused() {
     assert_eq!(info.triangle_count, 12);
     assert!((info.volume - 3.0).abs() < 1e-12);
     assert_eq!(info.bounds_min, DVec3::new(-1.0, -0.25, -1.5));
-    for bad in [Vec3::new(0.0, 1.0, 1.0), Vec3::new(1.0, -1.0, 1.0), Vec3::new(f32::NAN, 1.0, 1.0)] {
+    for bad in [
+        Vec3::new(0.0, 1.0, 1.0),
+        Vec3::new(1.0, -1.0, 1.0),
+        Vec3::new(f32::NAN, 1.0, 1.0),
+    ] {
         assert!(world.create_box_hull(bad).is_err(), "{bad:?} was accepted");
     }
     assert!(world.hull_inertia(hull, -1.0).is_err());
@@ -110,8 +114,18 @@ fn the_limiter_never_reverses_a_spin_with_the_hosts_inertia() {
         );
         torques.push(torque.y.abs());
     }
-    assert!(torques[1] > 2.0 * torques[0], "heavy {} against uniform {}", torques[1], torques[0]);
-    assert!(torques[2] < 0.5 * torques[0], "light {} against uniform {}", torques[2], torques[0]);
+    assert!(
+        torques[1] > 2.0 * torques[0],
+        "heavy {} against uniform {}",
+        torques[1],
+        torques[0]
+    );
+    assert!(
+        torques[2] < 0.5 * torques[0],
+        "light {} against uniform {}",
+        torques[2],
+        torques[0]
+    );
 }
 
 #[test]

@@ -8,17 +8,29 @@
 //! ```text
 //! dV_j    = A_j v_j                            (swept volume rate)
 //! Gamma_j = |dV_j - dV_j_prev| / (S_j dt)      (how suddenly the triangle got wet)
-//! Gamma_max = |v_j| / dt unless set            (a triangle that went from dry to wet at once)
+//! Gamma_max = max(|v_j|, v_r) / dt unless set (a triangle that went from dry to wet at once)
 //! F_stop  = m v_j (2 A_j / S_hull) / dt        (stops its share of the body's momentum)
 //! F_j     = -clamp(Gamma_j / Gamma_max, 0, 1)^p cos(theta_j) F_stop * multiplier,
 //!           only when cos(theta_j) = (v_j / |v_j|) . n_j > 0 (the face meets the water)
 //! ```
 //!
+//! Kerner's `Gamma_max = |v_j| / dt` makes the ratio scale-free in the speed: a triangle
+//! bobbing at 3 mm/s whose wetted area changes by half in a step is "slammed" as hard,
+//! relative to its momentum, as one entering at 10 m/s, and a raft at rest shook with a
+//! slamming force above its drag. Slamming is an impact: the water's impact pressure
+//! `rho v^2` vanishes beside its hydrostatic pressure at walking speeds. So the cap is
+//! taken at no less than the body's reference speed `v_r` (the speed at which its drag
+//! coefficients are given, 1 m/s by default): below it the ratio falls as `|v_j| / v_r`
+//! and the force as `(|v_j| / v_r)^p`, and a body at rest or nearly so feels none.
+//!
 //! As printed, Kerner's `F_stop` is a momentum; divided by `dt` it is the force that stops
 //! the triangle's share within one step, whatever the step length. A flat face that goes
 //! from dry to wet in one step gets the full `F_stop`; a wedge or a sphere, whose wetted
 //! area grows step by step, gets a small fraction. The sum over the hull is further kept
-//! from reversing the body's motion by the step's implicit limiter (`limiter`).
+//! from reversing the body's motion by the step's limiter (`limiter`): each triangle's
+//! share is bounded (`2 A_j / S_hull` of `m v_j / dt`, times the multiplier) but their sum
+//! over a flat bottom meeting the water is several times the body's momentum, and only
+//! the limiter's bound on the whole step keeps it from throwing the body back.
 
 use glam::DVec3;
 
@@ -46,8 +58,10 @@ impl SlammingHistory {
 pub struct SlammingParams {
     /// `p`.
     pub power: f64,
-    /// `Gamma_max`, m/s^2; 0 = `|v_j| / dt`.
+    /// `Gamma_max`, m/s^2; 0 = `max(|v_j|, fade_speed) / dt`.
     pub max_acceleration: f64,
+    /// The speed below which slamming fades, m/s (the body's reference speed `v_r`).
+    pub fade_speed: f64,
     /// Multiplier of the force.
     pub multiplier: f64,
     /// Body mass, kg.
@@ -93,7 +107,7 @@ pub fn slamming_force_from_swept(
     let gamma_max = if params.max_acceleration > 0.0 {
         params.max_acceleration
     } else {
-        speed / dt
+        speed.max(params.fade_speed) / dt
     };
     let ratio = super::pressure_drag::power((gamma / gamma_max).clamp(0.0, 1.0), params.power);
     let stop = params.mass * now.velocity * (2.0 * now.area / params.hull_area) / dt;
@@ -210,7 +224,7 @@ pub(crate) fn slamming_row(
     let gamma_max = if params.max_acceleration > 0.0 {
         params.max_acceleration
     } else {
-        speed / dt
+        speed.max(params.fade_speed) / dt
     };
     let ratio = (gamma / gamma_max).clamp(0.0, 1.0);
     let ratio = if params.power == 0.5 {
@@ -239,10 +253,46 @@ mod tests {
     const PARAMS: SlammingParams = SlammingParams {
         power: 2.0,
         max_acceleration: 0.0,
+        fade_speed: 1.0,
         multiplier: 1.0,
         mass: 600.0,
         hull_area: 6.0,
     };
+
+    #[test]
+    fn below_the_fade_speed_slamming_fades_as_the_speed_to_the_power() {
+        // The same sudden wetting at 0.1 m/s instead of 5: Gamma / Gamma_max = 0.1 / 1
+        // (fade speed 1 m/s), so the force is 0.1^2 of the stopping force m v (2A/S)/dt.
+        let v = DVec3::new(0.0, -0.1, 0.0);
+        let now = SlammingHistory { area: 1.0, velocity: v };
+        let before = SlammingHistory { area: 0.0, velocity: v };
+        let f = slamming_force(now, before, 1.0, -DVec3::Y, 0.02, &PARAMS);
+        let stop = 600.0 * 0.1 * (2.0 / 6.0) / 0.02;
+        assert!((f.y - 0.01 * stop).abs() < 1e-9 * stop, "{f}");
+        // A body bobbing at 3 mm/s, its wetted area swinging by half a face per step,
+        // feels a millionth of its stopping force: nothing beside its drag.
+        let v = DVec3::new(0.0, -0.003, 0.0);
+        let now = SlammingHistory { area: 1.0, velocity: v };
+        let before = SlammingHistory {
+            area: 0.5,
+            velocity: -v,
+        };
+        let f = slamming_force(now, before, 1.0, -DVec3::Y, 1.0 / 60.0, &PARAMS);
+        let stop = 600.0 * 0.003 * (2.0 / 6.0) * 60.0;
+        assert!(f.length() < 1e-4 * stop, "{f} against a stopping force of {stop}");
+        // At and above the fade speed, Kerner's cap |v| / dt as before.
+        let fast = SlammingParams {
+            fade_speed: 0.0,
+            ..PARAMS
+        };
+        let v = DVec3::new(0.0, -5.0, 0.0);
+        let now = SlammingHistory { area: 1.0, velocity: v };
+        let before = SlammingHistory { area: 0.5, velocity: v };
+        assert_eq!(
+            slamming_force(now, before, 1.0, -DVec3::Y, 0.02, &PARAMS),
+            slamming_force(now, before, 1.0, -DVec3::Y, 0.02, &fast)
+        );
+    }
 
     #[test]
     fn a_face_that_gets_wet_at_once_gets_the_full_stopping_force() {
