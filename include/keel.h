@@ -18,8 +18,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// ABI version: major << 16 | minor.
-#define KEEL_ABI_VERSION (1 << 16)
+// ABI version: major << 16 | minor. 1.1: API.md's "1.1 additions" (wind, current,
+// heightfields, callbacks, spectra, lumped resistance, added mass, the water patch, the
+// host's inertia, box hulls, hull inertia, world counts, destroying every world,
+// equilibrium). A host compiled against 1.1 must refuse a 1.0 library: its
+// KeelBodyDesc is shorter.
+#define KEEL_ABI_VERSION ((1 << 16) | 1)
 
 // KeelBodyDesc.forces bit: skin friction, ITTC 1957.
 #define KEEL_FORCE_VISCOUS 1

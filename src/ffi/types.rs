@@ -7,8 +7,12 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::hull::HullInfo;
 use crate::world::{HullId, WorldDesc};
 
-/// ABI version: major << 16 | minor.
-pub const KEEL_ABI_VERSION: u32 = 1 << 16;
+/// ABI version: major << 16 | minor. 1.1: API.md's "1.1 additions" (wind, current,
+/// heightfields, callbacks, spectra, lumped resistance, added mass, the water patch, the
+/// host's inertia, box hulls, hull inertia, world counts, destroying every world,
+/// equilibrium). A host compiled against 1.1 must refuse a 1.0 library: its
+/// KeelBodyDesc is shorter.
+pub const KEEL_ABI_VERSION: u32 = (1 << 16) | 1;
 
 /// Result of every function that can fail. `KEEL_OK` is 0; on failure nothing is
 /// written and `keel_last_error_message` says why.

@@ -458,9 +458,13 @@ public static unsafe partial class KeelNative
 #endif
 
         /// <summary>
-        /// ABI version: major &lt;&lt; 16 | minor.
+        /// ABI version: major &lt;&lt; 16 | minor. 1.1: API.md's "1.1 additions" (wind, current,
+        /// heightfields, callbacks, spectra, lumped resistance, added mass, the water patch, the
+        /// host's inertia, box hulls, hull inertia, world counts, destroying every world,
+        /// equilibrium). A host compiled against 1.1 must refuse a 1.0 library: its
+        /// KeelBodyDesc is shorter.
         /// </summary>
-        public const uint KEEL_ABI_VERSION = (1 << 16);
+        public const uint KEEL_ABI_VERSION = ((1 << 16) | 1);
         /// <summary>
         /// KeelBodyDesc.forces bit: skin friction, ITTC 1957.
         /// </summary>
