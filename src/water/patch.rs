@@ -130,7 +130,7 @@ impl WaterPatch {
     /// same whether the halves run one after the other or side by side. Side by side only
     /// with the world's helper thread, which is awake by then ([`crate::team`]); a pool
     /// thread would be asleep at the start of a step, and waking it for half of ~11 µs of
-    /// Gerstner sums made the section 40 % slower (BENCHMARKS.md, eighth round). Never for
+    /// Gerstner sums made the section 40 % slower (docs/performance-history.md, eighth round). Never for
     /// the host's own water, which is asked from its thread only.
     fn sample_water(&mut self, water: &Water, time: f64, team: Team<'_>) -> Result<()> {
         let split = SAMPLE_SPLIT.min(self.points.len());
