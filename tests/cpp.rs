@@ -96,6 +96,10 @@ fn have(tool: &str, version_arg: &str) -> bool {
 
 /// Runs a command that must succeed; on failure the assertion shows its output.
 fn run(command: &mut Command) -> Output {
+    // cargo test puts target/<profile> on LD_LIBRARY_PATH, which outranks an executable's
+    // rpath: a libkeel.so that `cargo build` left there (older, maybe of another ABI)
+    // would be loaded instead of the one the build under test links.
+    command.env_remove("LD_LIBRARY_PATH");
     let shown = format!("{command:?}");
     let output = command.output().unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
     assert!(
@@ -257,6 +261,13 @@ fn valgrind(exe: &Path, args: &[&str]) -> Output {
 #[test]
 fn cpp_engine_runs_clean_under_valgrind() {
     if !have("cmake", "--version") || !have("c++", "--version") || !have("valgrind", "--version") {
+        return;
+    }
+    if !cfg!(debug_assertions) {
+        // Valgrind 3.19 stops on an instruction of the release build's AVX2 drag loop
+        // ("Illegal opcode"), which the boat's big hull reaches; the suite (a debug build,
+        // as CI runs it) checks the same code paths' memory.
+        eprintln!("skipped: valgrind cannot decode the release build's AVX2 loops; run it in a debug build");
         return;
     }
     let output = valgrind(example(), &["--flat", "2", "--waves", "2"]);

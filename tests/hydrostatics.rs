@@ -271,15 +271,15 @@ fn from_random_starts_the_rest_pose_is_a_stable_minimum_with_b_under_g() {
                 position: rng.vec3(2.0),
                 rotation: rng.rotation(),
             };
-            let eq = find_equilibrium(&hull, &load, &start).unwrap();
-            let r = hydrostatics(&hull, &load, &eq.pose, None).unwrap();
+            let eq = find_equilibrium(hull, &load, &start).unwrap();
+            let r = hydrostatics(hull, &load, &eq.pose, None).unwrap();
             let lever = r.center_of_buoyancy - r.center_of_mass;
             assert!(lever.x.hypot(lever.z) < 1e-6 * size, "{name}: B not under G: {lever}");
             close(&format!("{name}: displacement"), r.displacement, load.mass, 1e-9);
             // The energy m g (y_G - y_B) of every attitude a few degrees away, floated at its
             // own draft, is higher: a minimum, not a saddle.
             let energy = |pose: &Pose| {
-                let r = hydrostatics(&hull, &load, pose, None).unwrap();
+                let r = hydrostatics(hull, &load, pose, None).unwrap();
                 r.center_of_mass.y - r.center_of_buoyancy.y
             };
             let at_rest = energy(&eq.pose);
@@ -290,7 +290,7 @@ fn from_random_starts_the_rest_pose_is_a_stable_minimum_with_b_under_g() {
                         position: eq.center_of_mass - turn * eq.pose.rotation * load.com_local,
                         rotation: turn * eq.pose.rotation,
                     };
-                    let floated = keel::hydrostatics::float_level(&hull, &load, &tilted).unwrap();
+                    let floated = keel::hydrostatics::float_level(hull, &load, &tilted).unwrap();
                     assert!(
                         energy(&floated) > at_rest,
                         "{name}: turning the rest pose by {angle} rad about {axis} lowers the energy"
