@@ -26,6 +26,55 @@ const WELD_TOLERANCE: f64 = 1e-5;
 /// scale is zero within f32 rounding (eight ulps) and is skipped.
 const DEGENERATE_TOLERANCE: f64 = 1e-6;
 
+/// A boat-like closed hull, the ready-made hull of demos and tests: `stations`
+/// cross-sections lofted along Z from a transom (z = -length/2) to a sharp bow
+/// (z = +length/2), each a rounded V of `points` segments from the deck (y = freeboard)
+/// down to the keel (y = -depth), closed by a flat deck and a transom:
+/// `stations * (2 points + 2) + points - 1` triangles wound outward. The beam is 75 % of
+/// `beam` at the transom, all of it a third of the way forward, zero at the bow; the keel
+/// rises 30 % towards the bow.
+pub fn boat_mesh(
+    length: f32,
+    beam: f32,
+    depth: f32,
+    freeboard: f32,
+    stations: u32,
+    points: u32,
+) -> (Vec<Vec3>, Vec<u32>) {
+    let mut vertices = Vec::new();
+    for k in 0..=stations {
+        let s = k as f32 / stations as f32;
+        let z = -length / 2.0 + s * length;
+        let half_beam = beam / 2.0 * (0.6 + 1.2 * s - 1.8 * s * s) / 0.8;
+        let half_beam = if k == stations { 0.0 } else { half_beam };
+        for p in 0..=points {
+            let angle = std::f32::consts::PI * (p as f32 / points as f32);
+            let keel_depth = depth * (1.0 - 0.3 * s * s);
+            vertices.push(Vec3::new(
+                half_beam * angle.cos(),
+                freeboard - (freeboard + keel_depth) * angle.sin(),
+                z,
+            ));
+        }
+    }
+    let ring = points + 1;
+    let mut indices = Vec::new();
+    for k in 0..stations {
+        for p in 0..points {
+            let a = k * ring + p;
+            indices.extend_from_slice(&[a, a + ring, a + ring + 1, a, a + ring + 1, a + 1]);
+        }
+        // The deck, from the port edge (p = points) to the starboard edge (p = 0).
+        let a = k * ring + points;
+        indices.extend_from_slice(&[a, a + ring, k * ring + ring, a, k * ring + ring, k * ring]);
+    }
+    // The transom (k = 0): a fan over the section polygon.
+    for p in 1..points {
+        indices.extend_from_slice(&[0, p, p + 1]);
+    }
+    (vertices, indices)
+}
+
 /// A box of `size` centred on the origin: 8 vertices and 12 triangles wound outward, a
 /// ready-made hull for crates, rafts and barges.
 pub fn box_mesh(size: Vec3) -> (Vec<Vec3>, Vec<u32>) {

@@ -111,42 +111,8 @@ pub fn cuboid(size: Vec3) -> Mesh {
     Mesh { vertices, indices }
 }
 
-/// A boat-like closed hull lofted along Z from a transom (z = -length/2) to a sharp bow,
-/// each station a rounded V from the deck (y = freeboard) to the keel (y = -depth).
+/// A boat-like closed hull of 24 stations of 12 segments ([`keel::hull::boat_mesh`]).
 pub fn boat(length: f32, beam: f32, depth: f32, freeboard: f32) -> Mesh {
-    let (stations, points) = (24u32, 12u32);
-    let mut vertices = Vec::new();
-    for k in 0..=stations {
-        let s = k as f32 / stations as f32;
-        let z = -length / 2.0 + s * length;
-        let half_beam = if k == stations {
-            0.0
-        } else {
-            beam / 2.0 * (0.6 + 1.2 * s - 1.8 * s * s) / 0.8
-        };
-        for p in 0..=points {
-            let angle = std::f32::consts::PI * p as f32 / points as f32;
-            let keel_depth = depth * (1.0 - 0.3 * s * s);
-            vertices.push(Vec3::new(
-                half_beam * angle.cos(),
-                freeboard - (freeboard + keel_depth) * angle.sin(),
-                z,
-            ));
-        }
-    }
-    let ring = points + 1;
-    let mut indices = Vec::new();
-    for k in 0..stations {
-        for p in 0..points {
-            let a = k * ring + p;
-            indices.extend_from_slice(&[a, a + ring, a + ring + 1, a, a + ring + 1, a + 1]);
-        }
-        let a = k * ring + points;
-        let (b, c, d) = (a + ring, k * ring + ring, k * ring);
-        indices.extend_from_slice(&[a, b, c, a, c, d]);
-    }
-    for p in 1..points {
-        indices.extend_from_slice(&[0, p, p + 1]);
-    }
+    let (vertices, indices) = keel::hull::boat_mesh(length, beam, depth, freeboard, 24, 12);
     Mesh { vertices, indices }
 }

@@ -159,45 +159,9 @@ pub fn uv_sphere(radius: f32, stacks: u32, slices: u32) -> Mesh {
     Mesh { vertices, indices }
 }
 
-/// A boat-like closed hull: `stations` cross-sections lofted along Z from a transom
-/// (z = -length/2) to a sharp bow (z = +length/2), each a rounded V from the deck
-/// (y = freeboard) down to the keel (y = -depth), closed by a flat deck and a transom.
+/// A boat-like closed hull ([`keel::hull::boat_mesh`]).
 pub fn boat_hull(length: f32, beam: f32, depth: f32, freeboard: f32, stations: u32, points: u32) -> Mesh {
-    let mut vertices = Vec::new();
-    for k in 0..=stations {
-        let s = k as f32 / stations as f32;
-        let z = -length / 2.0 + s * length;
-        // 75 % of the beam at the transom, the full beam a third of the way, zero at the bow.
-        let half_beam = beam / 2.0 * (0.6 + 1.2 * s - 1.8 * s * s) / 0.8;
-        let half_beam = if k == stations { 0.0 } else { half_beam };
-        for p in 0..=points {
-            let u = p as f32 / points as f32;
-            let angle = std::f32::consts::PI * u;
-            let keel_depth = depth * (1.0 - 0.3 * s * s);
-            vertices.push(Vec3::new(
-                half_beam * angle.cos(),
-                freeboard - (freeboard + keel_depth) * angle.sin(),
-                z,
-            ));
-        }
-    }
-    let ring = points + 1;
-    let mut indices = Vec::new();
-    for k in 0..stations {
-        for p in 0..points {
-            let a = k * ring + p;
-            let (b, c, d) = (a + ring, a + ring + 1, a + 1);
-            indices.extend_from_slice(&[a, b, c, a, c, d]);
-        }
-        // The deck, from the port edge (p = points) to the starboard edge (p = 0).
-        let a = k * ring + points;
-        let (b, c, d) = (a + ring, k * ring + ring, k * ring);
-        indices.extend_from_slice(&[a, b, c, a, c, d]);
-    }
-    // The transom (k = 0): a fan over the section polygon.
-    for p in 1..points {
-        indices.extend_from_slice(&[0, p, p + 1]);
-    }
+    let (vertices, indices) = keel::hull::boat_mesh(length, beam, depth, freeboard, stations, points);
     Mesh { vertices, indices }
 }
 
