@@ -128,7 +128,9 @@ fn negligible_spin(motion: &Motion) -> bool {
     spin_energy.is_nan() || spin_energy < threshold
 }
 
-/// See [`negligible_spin`].
+/// The share of a body's kinetic energy under which its spin is not protected from
+/// reversal: a heave's drag must not be scaled away to spare a spin of rounding size
+/// ("Never backwards" above).
 pub const NEGLIGIBLE_SPIN: f64 = 1e-6;
 
 /// The factor the step applies to dissipative forces: the smaller of
