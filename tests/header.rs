@@ -12,11 +12,11 @@ fn root() -> PathBuf {
 fn generate() -> String {
     let config = cbindgen::Config::from_file(root().join("cbindgen.toml")).expect("cbindgen.toml");
     let mut out = Vec::new();
-    // Only the C ABI's own files: the rest of the crate is Rust API, not the header's
-    // (parsing them would need a `cbindgen:ignore` in every module's documentation).
+    // Only the C ABI's module (src/ffi/mod.rs and the files it declares): the rest of
+    // the crate is Rust API, not the header's, and parsing it would need a
+    // `cbindgen:ignore` in every module's documentation.
     cbindgen::Builder::new()
-        .with_src(root().join("src/ffi/types.rs"))
-        .with_src(root().join("src/ffi/api.rs"))
+        .with_src(root().join("src/ffi/mod.rs"))
         .with_config(config)
         .generate()
         .expect("cbindgen could not generate the header")
