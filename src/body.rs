@@ -1012,6 +1012,53 @@ impl Body {
         self.uses_patch = self.patch.is_used();
     }
 
+    /// Bytes of this body's snapshot ([`crate::snapshot`]).
+    pub(crate) fn snapshot_len(&self) -> usize {
+        crate::snapshot::BODY_HEADER_BYTES + 12 * self.hull.columns.len()
+    }
+
+    /// Writes this body's snapshot ([`crate::snapshot`]).
+    pub(crate) fn write_snapshot(&self, sink: &mut impl crate::snapshot::Sink) {
+        use crate::snapshot::{FORMAT_VERSION, KIND_BODY, MAGIC};
+        sink.u32(MAGIC);
+        sink.u32(FORMAT_VERSION);
+        sink.u32(KIND_BODY);
+        sink.u32(u32::from(self.has_history));
+        sink.u64(self.hull.fingerprint);
+        sink.u32(self.hull.columns.len() as u32);
+        sink.u32(0);
+        sink.f32s(self.committed.as_slice());
+    }
+
+    /// Whether `record` can be restored into this body (a snapshot of its hull's).
+    pub(crate) fn check_snapshot(&self, record: &crate::snapshot::BodyRecord<'_>) -> Result<()> {
+        if record.fingerprint != self.hull.fingerprint || record.rows != self.hull.columns.len() {
+            return Err(Error::argument(format!(
+                "the snapshot is of another hull (fingerprint {:#018x}, {} rows) than this body's ({:#018x}, {} rows)",
+                record.fingerprint,
+                record.rows,
+                self.hull.fingerprint,
+                self.hull.columns.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Restores a snapshot checked by [`Body::check_snapshot`]: the next step compares
+    /// with its history. The last step's detail is gone (a body restored has no last step
+    /// to tell of until it steps), and no step can be undone past the restore.
+    pub(crate) fn restore_snapshot(&mut self, record: &crate::snapshot::BodyRecord<'_>) {
+        let columns = self.committed.as_mut_slice();
+        for (x, bytes) in columns.iter_mut().zip(record.history.chunks_exact(4)) {
+            *x = f32::from_le_bytes(bytes.try_into().expect("4 bytes"));
+        }
+        self.has_history = record.has_history;
+        self.had_history = record.has_history;
+        self.replays = [None; 2];
+        self.replay_desc_kept = [false; 2];
+        self.detail = None;
+    }
+
     /// Whether the body has taken a step (slamming then has one to compare with).
     pub(crate) fn has_history(&self) -> bool {
         self.has_history

@@ -147,6 +147,15 @@ impl<T> Slots<T> {
         Some(value)
     }
 
+    /// Every live object with its id, in slot order (the same order for two tables that
+    /// saw the same inserts and removals).
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &T)> + '_ {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| Some((self.encode(i, e.generation), e.value.as_ref()?)))
+    }
+
     /// Number of live objects.
     pub fn len(&self) -> usize {
         self.live

@@ -157,6 +157,8 @@ pub struct Hull {
     pub(crate) info: HullInfo,
     /// The triangles as columns, laid out for the step's loops.
     pub(crate) columns: TriangleColumns,
+    /// FNV-1a of `positions` and `triangles`: a snapshot's hull ([`crate::snapshot`]).
+    pub(crate) fingerprint: u64,
 }
 
 /// A hull's triangles as the step's loops read them ([`crate::whole_triangles`]): one
@@ -416,6 +418,7 @@ impl Hull {
         };
         Ok(Self {
             columns: TriangleColumns::new(&positions, &triangles, &areas),
+            fingerprint: crate::snapshot::hull_fingerprint(&positions, &triangles),
             positions,
             triangles,
             areas,

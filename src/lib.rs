@@ -75,6 +75,7 @@
 //! - [`forces`]: one module per force, each with its formula and source;
 //! - [`hydrostatics`]: flat-water analysis and the stable rest pose;
 //! - [`clip`]: Kerner's clipping of triangles at the waterline;
+//! - [`snapshot`]: rollback and replay: a body's and a world's state to bytes and back;
 //! - [`ffi`]: the C ABI (`include/keel.h`), the only `unsafe` FFI code;
 //! - [`sections`]: a step's time, section by section (benchmarks, `profile-sections`).
 //!
@@ -99,6 +100,7 @@ mod lanes;
 mod pack;
 mod prefetch;
 pub mod sections;
+pub mod snapshot;
 mod team;
 pub mod water;
 mod whole_triangles;

@@ -288,6 +288,11 @@ impl History {
         &self.columns
     }
 
+    /// The whole history's memory, to write (a snapshot's restore).
+    pub fn as_mut_slice(&mut self) -> &mut [f32] {
+        &mut self.columns
+    }
+
     /// Row `j`'s swept volume rate.
     #[inline]
     pub fn get(&self, j: usize) -> DVec3 {

@@ -48,6 +48,19 @@ fn check_flow(name: &str, velocity: DVec3) -> Result<DVec3> {
     Ok(velocity)
 }
 
+/// The farthest a world's origin may be from the water's, m (a hundred times the Earth's
+/// circumference: beyond it a Gerstner wave's phase, in f64, loses its millimetres).
+pub const MAX_ORIGIN: f64 = 4e9;
+
+fn check_origin(origin: DVec3) -> Result<DVec3> {
+    if !origin.is_finite() || origin.abs().max_element() > MAX_ORIGIN {
+        return Err(Error::argument(format!(
+            "the origin must be finite and within +-{MAX_ORIGIN:e} m, got {origin}"
+        )));
+    }
+    Ok(origin)
+}
+
 /// The most threads a world may ask for.
 pub const MAX_THREADS: u32 = 256;
 
@@ -220,6 +233,8 @@ pub struct World {
     /// (50 ns a body with every body in the caches).
     batch_ids: Vec<BodyId>,
     batch_reusable: bool,
+    /// Where the world's origin is in the water's frame, m ([`World::set_origin`]).
+    origin: DVec3,
 }
 
 /// Bodies of a batch stepped together: up to [`LANES`] of one lane key
@@ -329,6 +344,7 @@ impl World {
             batch_states: Vec::new(),
             batch_ids: Vec::new(),
             batch_reusable: false,
+            origin: DVec3::ZERO,
         })
     }
 
@@ -375,6 +391,41 @@ impl World {
     /// The current, m/s.
     pub fn current(&self) -> DVec3 {
         self.current
+    }
+
+    /// Where the world's origin is in the water's frame, m.
+    pub fn origin(&self) -> DVec3 {
+        self.origin
+    }
+
+    /// Every body with its id, locked, in slot order (the order of a snapshot).
+    pub(crate) fn bodies(&self) -> impl Iterator<Item = (BodyId, MutexGuard<'_, Body>)> + '_ {
+        self.bodies.iter().map(|(id, b)| (BodyId(id), lock(b)))
+    }
+
+    /// Forgets the last batch's checks and groups: something they depend on changed.
+    pub(crate) fn forget_batch(&mut self) {
+        self.batch_reusable = false;
+    }
+
+    /// Refuses a snapshot's world conditions as their setters would.
+    pub(crate) fn check_conditions(&self, time: f64, wind: DVec3, current: DVec3, origin: DVec3) -> Result<()> {
+        within("time", time, MAX_TIME)?;
+        check_flow("wind velocity", wind)?;
+        if !current.is_finite() {
+            return Err(Error::argument(format!(
+                "current velocity must be finite, got {current}"
+            )));
+        }
+        check_origin(origin)?;
+        Ok(())
+    }
+
+    /// Sets a snapshot's world conditions, checked by [`World::check_conditions`].
+    pub(crate) fn restore_conditions(&mut self, time: f64, wind: DVec3, current: DVec3, origin: DVec3) -> Result<()> {
+        self.check_conditions(time, wind, current, origin)?;
+        (self.time, self.wind, self.current, self.origin) = (time, wind, current, origin);
+        Ok(())
     }
 
     /// Replaces the water surface.
