@@ -10,8 +10,10 @@
 
 mod api;
 mod callback;
+mod engine;
 mod guard;
 mod types;
 
 pub use api::*;
+pub use engine::*;
 pub use types::*;

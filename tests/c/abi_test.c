@@ -1885,6 +1885,131 @@ static void test_find_equilibrium(void) {
   CHECK_OK(keel_world_destroy(w));
 }
 
+/* Rollback (issue 30): snapshot, step, restore, step the same frames: the same bits; the
+   state hash agrees; snapshots of another hull, version or length are refused. */
+#define ROLLBACK_FRAMES 6
+
+static void rollback_frames(KeelWorld w, const KeelBody *bodies, const KeelBodyState *start,
+                            KeelBodyForces out[ROLLBACK_FRAMES][NBODIES],
+                            uint64_t hashes[ROLLBACK_FRAMES]) {
+  KeelBodyState s[NBODIES];
+  int f, i;
+  memcpy(s, start, sizeof s);
+  for (f = 0; f < ROLLBACK_FRAMES; f++) {
+    CHECK_OK(keel_world_step(w, bodies, s, NBODIES, 1.0f / 60.0f, out[f]));
+    for (i = 0; i < NBODIES; i++) {
+      /* A crude host: the bodies move on, so slamming has a history to compare with. */
+      s[i].position.y -= 0.02f;
+      s[i].center_of_mass.y -= 0.02f;
+      s[i].linear_velocity.y -= 0.1f;
+    }
+    CHECK_OK(keel_world_get_state_hash(w, &hashes[f]));
+  }
+}
+
+static void test_rollback(void) {
+  KeelWorld w = new_world(2);
+  KeelHull cube = new_cube_hull(w);
+  KeelBody bodies[NBODIES];
+  KeelBodyState s[NBODIES];
+  KeelBodyForces first[ROLLBACK_FRAMES][NBODIES], again[ROLLBACK_FRAMES][NBODIES];
+  uint64_t first_hashes[ROLLBACK_FRAMES], again_hashes[ROLLBACK_FRAMES], hash = 0, h2 = 1;
+  uint8_t *world_bytes, *body_bytes, small[16];
+  uint32_t world_size = 0, body_size = 0, size = 0;
+  int i, slams = 0;
+
+  set_sea(w);
+  varied_states(s);
+  for (i = 0; i < NBODIES; i++) {
+    bodies[i] = new_body_with_forces(w, cube, KEEL_FORCE_VISCOUS | KEEL_FORCE_PRESSURE_DRAG |
+                                                  KEEL_FORCE_SLAMMING | KEEL_FORCE_AIR |
+                                                  KEEL_FORCE_DAMPING);
+  }
+  CHECK_OK(keel_world_step(w, bodies, s, NBODIES, 1.0f / 60.0f, first[0]));
+
+  /* The two-call pattern, in bytes. */
+  CHECK_OK(keel_world_snapshot(w, NULL, 0, &world_size));
+  CHECK(world_size > 96);
+  world_bytes = (uint8_t *)malloc(world_size);
+  size = 7;
+  CHECK_STATUS(keel_world_snapshot(w, small, sizeof small, &size), KEEL_ERROR_BUFFER_TOO_SMALL);
+  CHECK(size == world_size);
+  CHECK_STATUS(keel_world_snapshot(w, world_bytes, world_size, NULL), KEEL_ERROR_NULL_POINTER);
+  CHECK_OK(keel_world_snapshot(w, world_bytes, world_size, &size));
+  CHECK(size == world_size);
+  CHECK(memcmp(world_bytes, "KEEL", 4) == 0);
+  CHECK(world_bytes[4] == KEEL_SNAPSHOT_VERSION);
+  CHECK_OK(keel_world_get_state_hash(w, &hash));
+  CHECK_STATUS(keel_world_get_state_hash(w, NULL), KEEL_ERROR_NULL_POINTER);
+  CHECK_STATUS(keel_world_get_state_hash(0, &h2), KEEL_ERROR_INVALID_HANDLE);
+
+  rollback_frames(w, bodies, s, first, first_hashes);
+  for (i = 0; i < NBODIES; i++) {
+    slams += first[ROLLBACK_FRAMES - 1][i].slamming_force.y != 0.0f;
+  }
+  CHECK(slams > 0);
+  CHECK(first_hashes[ROLLBACK_FRAMES - 1] != hash); /* (frame 0 repeats the last step) */
+
+  CHECK_OK(keel_world_restore(w, world_bytes, world_size));
+  CHECK_OK(keel_world_get_state_hash(w, &h2));
+  CHECK(h2 == hash);
+  rollback_frames(w, bodies, s, again, again_hashes);
+  CHECK(memcmp(first, again, sizeof first) == 0);
+  CHECK(memcmp(first_hashes, again_hashes, sizeof first_hashes) == 0);
+
+  /* One body alone, back to the snapshot's. */
+  CHECK_OK(keel_body_snapshot(w, bodies[3], NULL, 0, &body_size));
+  CHECK(body_size >= 32 + 12 * 12);
+  body_bytes = (uint8_t *)malloc(body_size);
+  CHECK_OK(keel_world_restore(w, world_bytes, world_size));
+  CHECK_OK(keel_body_snapshot(w, bodies[3], body_bytes, body_size, &size));
+  rollback_frames(w, bodies, s, again, again_hashes);
+  CHECK_OK(keel_world_restore(w, world_bytes, world_size));
+  for (i = 0; i < NBODIES; i++) {
+    /* Every other body from the world's snapshot; the one from its own. */
+    if (i == 3) {
+      CHECK_OK(keel_body_restore(w, bodies[i], body_bytes, body_size));
+    }
+  }
+  rollback_frames(w, bodies, s, again, again_hashes);
+  CHECK(memcmp(first, again, sizeof first) == 0);
+
+  /* Refusals, with nothing changed: cut short, another version, a world's bytes for a
+     body, another hull, bodies created since. */
+  CHECK_OK(keel_world_get_state_hash(w, &hash));
+  CHECK_STATUS(keel_body_restore(w, bodies[0], body_bytes, body_size - 1),
+               KEEL_ERROR_INVALID_ARGUMENT);
+  CHECK(last_error_mentions("keel_body_restore"));
+  CHECK_STATUS(keel_body_restore(w, bodies[0], NULL, body_size), KEEL_ERROR_NULL_POINTER);
+  body_bytes[4] ^= 0x7f;
+  CHECK_STATUS(keel_body_restore(w, bodies[0], body_bytes, body_size),
+               KEEL_ERROR_INVALID_ARGUMENT);
+  CHECK(last_error_mentions("version"));
+  body_bytes[4] ^= 0x7f;
+  CHECK_STATUS(keel_body_restore(w, bodies[0], world_bytes, world_size),
+               KEEL_ERROR_INVALID_ARGUMENT);
+  {
+    KeelVec3 size3 = vec3(2.0f, 1.0f, 1.0f);
+    KeelHull slab = 0;
+    KeelBody other;
+    CHECK_OK(keel_hull_create_box(w, size3, &slab));
+    other = new_body(w, slab);
+    CHECK_STATUS(keel_body_restore(w, other, body_bytes, body_size), KEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(last_error_mentions("another hull"));
+    CHECK_STATUS(keel_world_restore(w, world_bytes, world_size), KEEL_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(keel_body_destroy(w, other));
+    CHECK_OK(keel_hull_destroy(w, slab));
+  }
+  CHECK_OK(keel_world_get_state_hash(w, &h2));
+  CHECK(h2 == hash);
+  CHECK_STATUS(keel_world_restore(w, world_bytes, 0), KEEL_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(keel_body_snapshot(w, cube, NULL, 0, &size), KEEL_ERROR_INVALID_HANDLE);
+
+  free(world_bytes);
+  free(body_bytes);
+  CHECK_OK(keel_world_destroy(w));
+}
+
 int main(void) {
   printf("keel C ABI test: library %s, ABI %u.%u\n", keel_version_string(),
          (unsigned)(keel_abi_version() >> 16), (unsigned)(keel_abi_version() & 0xFFFF));
@@ -1903,6 +2028,7 @@ int main(void) {
   test_perlin_far_inputs();
   test_box_inertia_and_counts();
   test_find_equilibrium();
+  test_rollback();
   test_destroy_all_worlds();
   printf("%d passed, %d failed\n", g_checks - g_failures, g_failures);
   return g_failures == 0 ? 0 : 1;

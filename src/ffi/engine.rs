@@ -1,0 +1,142 @@
+//! The C ABI for engine programmers (issue 30): rollback and replay.
+
+use super::guard::{call, output, slice, slice_mut, with_world};
+use super::types::*;
+use crate::error::{Error, ErrorKind, Result};
+use crate::world::{BodyId, World};
+
+// ---------------------------------------------------------------------------------------
+// Rollback and replay. A snapshot holds what a step reads from the past: whether a body
+// has a last step and the slamming history it left; a world's adds its water time, wind,
+// current and origin. Not the water itself (its kind, parameters, heights or callback) nor
+// the bodies' descriptions: the host's settings, which it sets again if it changed them.
+// Snapshots are little-endian bytes, the same on every machine, headed by "KEEL", the
+// format version (KEEL_SNAPSHOT_VERSION) and a fingerprint of the hull's geometry: a
+// snapshot of another version, of another hull's body or cut short is refused with
+// KEEL_ERROR_INVALID_ARGUMENT and nothing changed. Two-call pattern as for the detail
+// getters, in bytes: with out == NULL only *out_size is written; with too small a
+// capacity nothing is copied, *out_size is the size needed and the call returns
+// KEEL_ERROR_BUFFER_TOO_SMALL.
+
+/// The snapshot format this library writes and reads.
+pub const KEEL_SNAPSHOT_VERSION: u32 = 1;
+
+const _: () = assert!(KEEL_SNAPSHOT_VERSION == crate::snapshot::FORMAT_VERSION);
+
+/// The two-call pattern for a snapshot of `needed` bytes written by `write`.
+unsafe fn copy_snapshot(
+    needed: usize,
+    write: impl FnOnce(&mut [u8]) -> Result<usize>,
+    out: *mut u8,
+    capacity: u32,
+    out_size: *mut u32,
+) -> Result<()> {
+    let size = unsafe { output(out_size, "out_size") }?;
+    let needed = u32::try_from(needed).map_err(|_| Error::argument("the snapshot does not fit a uint32_t size"))?;
+    if out.is_null() {
+        *size = needed;
+        return Ok(());
+    }
+    if capacity < needed {
+        *size = needed;
+        return Err(Error::new(
+            ErrorKind::BufferTooSmall,
+            format!("capacity is {capacity} bytes but the snapshot needs {needed}"),
+        ));
+    }
+    let dst = unsafe { slice_mut(out, needed, "out") }?;
+    write(dst)?;
+    *size = needed;
+    Ok(())
+}
+
+/// Writes a body's snapshot: its slamming history and whether it has a last step (32
+/// bytes plus 12 per triangle, padded). Restored with keel_body_restore into this body or
+/// any body of a hull of the same geometry, in this world or another.
+///
+/// # Safety
+/// `out` is NULL or holds `capacity` bytes; `out_size` is valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_body_snapshot(
+    world: KeelWorld,
+    body: KeelBody,
+    out: *mut u8,
+    capacity: u32,
+    out_size: *mut u32,
+) -> KeelStatus {
+    call("keel_body_snapshot", || {
+        with_world(world, |w| {
+            let id = BodyId(body);
+            let needed = w.body_snapshot_size(id)?;
+            unsafe { copy_snapshot(needed, |dst| w.snapshot_body(id, dst), out, capacity, out_size) }
+        })
+    })
+}
+
+/// Restores a body's snapshot: the body's next step gives the same bits as the step that
+/// followed the snapshot, given the same state, dt and water. The body then has no last
+/// step to detail until it steps.
+///
+/// # Safety
+/// `data` holds `size` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_body_restore(world: KeelWorld, body: KeelBody, data: *const u8, size: u32) -> KeelStatus {
+    call("keel_body_restore", || {
+        let bytes = unsafe { slice(data, size, "data") }?;
+        with_world(world, |w| w.restore_body(BodyId(body), bytes))
+    })
+}
+
+/// Writes the world's snapshot: its water time, wind, current and origin, and every
+/// body's snapshot with its handle (96 bytes plus 8 and keel_body_snapshot's size per
+/// body).
+///
+/// # Safety
+/// `out` is NULL or holds `capacity` bytes; `out_size` is valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_world_snapshot(
+    world: KeelWorld,
+    out: *mut u8,
+    capacity: u32,
+    out_size: *mut u32,
+) -> KeelStatus {
+    call("keel_world_snapshot", || {
+        with_world(world, |w| {
+            let needed = w.snapshot_size();
+            unsafe { copy_snapshot(needed, |dst| World::snapshot(w, dst), out, capacity, out_size) }
+        })
+    })
+}
+
+/// Restores a world's snapshot into the world it was taken of, which must hold the same
+/// bodies (no body created or destroyed since) on hulls of the same geometry; otherwise
+/// KEEL_ERROR_INVALID_ARGUMENT with nothing changed (a game whose rollback recreates
+/// bodies restores each with keel_body_restore). Every body's next step then gives the
+/// same bits as after the snapshot.
+///
+/// # Safety
+/// `data` holds `size` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_world_restore(world: KeelWorld, data: *const u8, size: u32) -> KeelStatus {
+    call("keel_world_restore", || {
+        let bytes = unsafe { slice(data, size, "data") }?;
+        with_world(world, |w| w.restore(bytes))
+    })
+}
+
+/// A 64-bit hash of the world's state (FNV-1a over its snapshot, leaving out the body
+/// handles, which differ between processes): two peers whose worlds hold the same
+/// bodies, created in the same order, stepped the same way, agree on it, whatever their
+/// thread counts. Compare it between peers to detect a desync. It covers what keel
+/// keeps; the bodies' poses and velocities are the host's to hash beside it.
+///
+/// # Safety
+/// `out_hash` is NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_world_get_state_hash(world: KeelWorld, out_hash: *mut u64) -> KeelStatus {
+    call("keel_world_get_state_hash", || {
+        let out = unsafe { output(out_hash, "out_hash") }?;
+        *out = with_world(world, |w| Ok(w.state_hash()))?;
+        Ok(())
+    })
+}
