@@ -25,7 +25,7 @@
 //! watchdog.
 //!
 //! The run is deterministic for a seed: KEEL_FUZZ_SEED and KEEL_FUZZ_OPS choose it, and
-//! docs/HARDENING.md says how to run it longer and how to replay a failure.
+//! FUZZING.md says how to run it longer and how to replay a failure.
 
 mod common;
 
@@ -135,12 +135,6 @@ status_functions! {
     keel_body_create(world: KeelWorld, desc: *const KeelBodyDesc, out_body: *mut KeelBody);
     keel_body_set_desc(world: KeelWorld, body: KeelBody, desc: *const KeelBodyDesc);
     keel_body_get_desc(world: KeelWorld, body: KeelBody, out_desc: *mut KeelBodyDesc);
-    keel_body_find_equilibrium(
-        world: KeelWorld,
-        body: KeelBody,
-        center_of_mass_local: KeelVec3,
-        in_out_state: *mut KeelBodyState,
-    );
     keel_body_destroy(world: KeelWorld, body: KeelBody);
     keel_body_step(
         world: KeelWorld,
@@ -185,6 +179,11 @@ status_functions! {
         capacity: u32,
         out_count: *mut u32,
     );
+    keel_body_snapshot(world: KeelWorld, body: KeelBody, out: *mut u8, capacity: u32, out_size: *mut u32);
+    keel_body_restore(world: KeelWorld, body: KeelBody, data: *const u8, size: u32);
+    keel_world_snapshot(world: KeelWorld, out: *mut u8, capacity: u32, out_size: *mut u32);
+    keel_world_restore(world: KeelWorld, data: *const u8, size: u32);
+    keel_world_get_state_hash(world: KeelWorld, out_hash: *mut u64);
 }
 
 const OK: u32 = KeelStatus::KEEL_OK as u32;
@@ -1442,7 +1441,29 @@ struct Fuzzer {
     /// The last successful `keel_world_step`'s world and bodies: often stepped again, as
     /// a game does every frame (keel then reuses the batch's checks and groups).
     last_step: Option<(KeelWorld, Vec<KeelBody>)>,
+    /// Snapshots taken, for restores (the latest few).
+    snapshots: Vec<Saved>,
 }
+
+/// A snapshot this thread took, with what the model knew when it was taken.
+#[derive(Clone, Debug)]
+struct Saved {
+    bytes: Vec<u8>,
+    /// The world it was taken of, and for a body's, the body and its hull.
+    world: KeelWorld,
+    body: Option<(KeelBody, KeelHull)>,
+    /// The world's time, wind and current, and their extreme tags.
+    conditions: (f64, KeelVec3, KeelVec3, [bool; 3]),
+    /// Each body's `last_extreme` and `last_any` then, and its hull.
+    bodies: Vec<(KeelBody, bool, bool, KeelHull)>,
+    /// Of a world of this thread's own (its model is whole).
+    exact: bool,
+    /// The world's state hash then (own worlds), which a restore must bring back.
+    hash: Option<u64>,
+}
+
+/// How many snapshots a thread keeps.
+const SAVED: usize = 8;
 
 impl Fuzzer {
     fn new(
@@ -1469,6 +1490,7 @@ impl Fuzzer {
             fail_fast: cfg.fail_fast,
             last_message: Vec::new(),
             last_step: None,
+            snapshots: Vec::new(),
             stats: BTreeMap::new(),
             checked: BTreeMap::new(),
             callbacks: Vec::new(),
@@ -1587,12 +1609,7 @@ impl Fuzzer {
                 self.finding(what, function, inputs, format!("{}\n  {detail}", call()));
             }
         }
-        const ASKING: [&str; 4] = [
-            "keel_body_step",
-            "keel_world_step",
-            "keel_water_sample",
-            "keel_body_find_equilibrium",
-        ];
+        const ASKING: [&str; 3] = ["keel_body_step", "keel_world_step", "keel_water_sample"];
         if log.calls > 0 && !ASKING.contains(&function) {
             self.finding(
                 "the water callback was called by a function that does not ask the water",
@@ -2452,6 +2469,9 @@ impl Fuzzer {
             958..=967 => self.op_hull_inertia(),
             968..=975 => self.op_world_counts(),
             976..=979 => self.op_body_equilibrium(),
+            980..=984 => self.op_snapshot(),
+            985..=989 => self.op_restore(),
+            990..=992 => self.op_state_hash(),
             _ => self.op_body_step(),
         }
     }
@@ -3564,69 +3584,353 @@ impl Fuzzer {
         }
     }
 
-    /// keel_body_find_equilibrium: an in-out state, left as it was on failure. Bodies may
-    /// be on open hulls or too heavy to float, so a refusal is never a finding; a rest pose
-    /// must be finite, still and have a unit rotation.
-    fn op_body_equilibrium(&mut self) {
-        let (wi, w, mut bad) = self.pick_world(0.05);
-        let (bi, b, bbad) = self.pick_body(wi, 0.15);
-        bad.merge(bbad);
-        let mut extreme = false;
-        let prev = match (wi, bi) {
-            (Some(i), Some(j)) => self.worlds[i].bodies[j].state,
-            _ => None,
+    /// keel_body_snapshot or keel_world_snapshot, by the two-call pattern; the bytes are
+    /// kept for restores.
+    fn op_snapshot(&mut self) {
+        let (wi, w, mut bad) = self.pick_world(0.04);
+        let body = self.rng.chance(0.5);
+        let (bi, b) = if body {
+            let (bi, b, bbad) = self.pick_body(wi, 0.1);
+            bad.merge(bbad);
+            (bi, b)
+        } else {
+            (None, 0)
         };
-        let state = self.state(wi, prev, 0.05, &mut extreme);
-        bad.merge(state_bad(&state));
-        let r = &mut self.rng;
-        let com = v3(
-            r.num(-0.5, 0.5, 0.03, &mut extreme),
-            r.num(-0.5, 0.5, 0.03, &mut extreme),
-            r.num(-0.5, 0.5, 0.03, &mut extreme),
-        );
-        bad.add(!vec_finite(com), "center_of_mass_local is not finite");
-        let mode = self.mode(0.05);
-        bad.add(mode != Ptr::Valid, "in_out_state is NULL or misaligned");
-        let fill = self.fill();
-        let mut io = Out::<KeelBodyState>::new(1, mode, fill);
-        if mode == Ptr::Valid {
-            // SAFETY: a valid, aligned buffer of at least one state.
-            unsafe { io.ptr().write(state) };
+        let function = if body {
+            "keel_body_snapshot"
+        } else {
+            "keel_world_snapshot"
+        };
+        let inputs = self.body_inputs(wi, bi, 0);
+        let context = if body {
+            self.body_context(wi, bi)
+        } else {
+            self.context(wi)
+        };
+        let exact = self.exact(wi);
+        let snapshot = |out: *mut u8, capacity: u32, size: *mut u32| unsafe {
+            if body {
+                raw::keel_body_snapshot(w, b, out, capacity, size)
+            } else {
+                raw::keel_world_snapshot(w, out, capacity, size)
+            }
+        };
+        let mut needed = None;
+        if self.rng.chance(0.6) {
+            let fill = self.fill();
+            let mut size = Out::<u32>::new(1, Ptr::Valid, fill);
+            self.enter(function);
+            let st = snapshot(ptr::null_mut(), 0, size.ptr());
+            let call = || format!("{context}, out NULL, capacity 0, out_size valid");
+            self.check(function, st, bad, exact && (bi.is_some() || !body), inputs, &call);
+            if st == OK {
+                needed = Some(size.get(0));
+            } else if !size.untouched() {
+                self.finding("output written on failure", function, inputs, call());
+            }
         }
-        let before = io.bytes().to_vec();
-        self.enter("keel_body_find_equilibrium");
-        let st = unsafe { raw::keel_body_find_equilibrium(w, b, com, io.ptr()) };
-        let inputs = self.inputs(wi, bit(extreme, X_STATE));
-        let context = self.context(wi);
-        let call = || format!("{context}, body {b:#x}, com {com:?}, state {state:?}, {mode:?}");
-        self.check("keel_body_find_equilibrium", st, bad, false, inputs, &call);
+        let r = &mut self.rng;
+        let omode = if r.below(8) == 0 { Ptr::Null } else { Ptr::Valid };
+        let capacity = match (needed, r.below(4)) {
+            (Some(n), 0) => n.saturating_sub(1 + r.below(8) as u32),
+            (Some(n), 1 | 2) => n,
+            (Some(n), _) => n + 1 + r.below(9) as u32,
+            _ => r.pick(&[0, 1, 31, 32, 96, 300, 5000]),
+        };
+        let smode = self.mode(0.06);
+        bad.add(smode != Ptr::Valid, "out_size is NULL or misaligned");
+        let fill = self.fill();
+        let mut out = Out::<u8>::new(capacity as usize, omode, fill);
+        let mut size = Out::<u32>::new(1, smode, fill);
+        self.enter(function);
+        let st = snapshot(out.ptr(), capacity, size.ptr());
+        let call = || format!("{context}, out {omode:?}, capacity {capacity}, out_size {smode:?}");
+        self.check(function, st, bad, false, inputs, &call);
+        let n = (smode == Ptr::Valid && (st == OK || st == BUFFER_TOO_SMALL)).then(|| size.get(0));
+        match (st, n) {
+            (OK, Some(n)) if omode == Ptr::Valid => {
+                let bytes = out.bytes()[..(n as usize).min(capacity as usize)].to_vec();
+                let wrong = if n > capacity || !out.untouched_from(n as usize) {
+                    Some("wrote past the capacity or the size")
+                } else if exact && needed.is_some_and(|e| e != n) {
+                    Some("snapshot size differs from the size query")
+                } else if !bytes.starts_with(b"KEEL") {
+                    Some("a snapshot that does not start with KEEL")
+                } else {
+                    None
+                };
+                if let Some(what) = wrong {
+                    self.finding(what, function, inputs, format!("{}\n  size {n}", call()));
+                    return;
+                }
+                self.checked("snapshots taken");
+                self.save(wi, w, bi, bytes);
+            }
+            (BUFFER_TOO_SMALL, n) => {
+                if n.is_some_and(|n| n <= capacity) {
+                    self.finding(
+                        "KEEL_ERROR_BUFFER_TOO_SMALL with a size that fits",
+                        function,
+                        inputs,
+                        format!("{}\n  size {n:?}", call()),
+                    );
+                }
+                if !out.untouched() {
+                    self.finding("output written on failure", function, inputs, call());
+                }
+            }
+            (OK, _) => {}
+            _ => {
+                if !out.untouched() || !size.untouched() {
+                    self.finding("output written on failure", function, inputs, call());
+                }
+            }
+        }
+    }
+
+    /// Keeps a snapshot with what the model knows of its world and body.
+    fn save(&mut self, wi: Option<usize>, w: KeelWorld, bi: Option<usize>, bytes: Vec<u8>) {
+        let hash = if self.exact(wi) {
+            let mut hash = 0u64;
+            self.enter("keel_world_get_state_hash");
+            let st = unsafe { raw::keel_world_get_state_hash(w, &mut hash) };
+            self.check(
+                "keel_world_get_state_hash",
+                st,
+                Bad::default(),
+                true,
+                Inputs::Ordinary,
+                &|| format!("world {w:#x} right after a snapshot"),
+            );
+            (st == OK).then_some(hash)
+        } else {
+            None
+        };
+        let Some(world) = wi.map(|i| &self.worlds[i]) else {
+            return;
+        };
+        let saved = Saved {
+            bytes,
+            world: w,
+            body: bi.map(|j| (world.bodies[j].handle, world.bodies[j].hull)),
+            conditions: (
+                world.time,
+                world.wind,
+                world.current,
+                [world.time_extreme, world.wind_extreme, world.current_extreme],
+            ),
+            bodies: world
+                .bodies
+                .iter()
+                .map(|b| (b.handle, b.last_extreme, b.last_any, b.hull))
+                .collect(),
+            exact: self.exact(wi),
+            hash,
+        };
+        if self.snapshots.len() >= SAVED {
+            self.snapshots.remove(0);
+        }
+        self.snapshots.push(saved);
+    }
+
+    /// keel_body_restore or keel_world_restore, of a kept snapshot (as taken, damaged, or
+    /// of another world or body) or bytes that are no snapshot.
+    fn op_restore(&mut self) {
+        let (mut wi, mut w, mut bad) = self.pick_world(0.04);
+        let pick = (!self.snapshots.is_empty()).then(|| self.snapshots[self.rng.below(self.snapshots.len())].clone());
+        // Mostly into the world the snapshot is of, while it lives.
+        if let Some(i) = pick
+            .as_ref()
+            .and_then(|s| self.worlds.iter().position(|m| m.handle == s.world))
+            .filter(|_| self.rng.chance(0.7))
+        {
+            (wi, w, bad) = (Some(i), self.worlds[i].handle, Bad::default());
+        }
+        let body = match &pick {
+            Some(saved) => saved.body.is_some() != self.rng.chance(0.1),
+            None => self.rng.chance(0.5),
+        };
+        let (bi, b) = if body {
+            // Mostly the body the snapshot is of, when it is this world's.
+            let own = pick
+                .as_ref()
+                .and_then(|s| s.body)
+                .and_then(|(h, _)| wi.and_then(|i| self.worlds[i].bodies.iter().position(|b| b.handle == h)));
+            match own.filter(|_| self.rng.chance(0.8)) {
+                Some(j) => (Some(j), self.worlds[wi.unwrap_or_default()].bodies[j].handle),
+                None => {
+                    let (bi, b, bbad) = self.pick_body(wi, 0.1);
+                    bad.merge(bbad);
+                    (bi, b)
+                }
+            }
+        } else {
+            (None, 0)
+        };
+        let mut bytes = pick.as_ref().map_or_else(Vec::new, |s| s.bytes.clone());
+        let r = &mut self.rng;
+        let damaged = match r.below(10) {
+            0 => {
+                bytes.truncate(r.below(bytes.len() + 1));
+                true
+            }
+            1 if !bytes.is_empty() => {
+                let k = r.below(bytes.len().min(48));
+                bytes[k] ^= 1 << r.below(8);
+                // (A flipped bit of the history or of the world's conditions is a
+                // snapshot still, of other numbers.)
+                true
+            }
+            2 => {
+                bytes = (0..r.below(200)).map(|_| r.below(256) as u8).collect();
+                true
+            }
+            3 => {
+                bytes.push(r.below(256) as u8);
+                true
+            }
+            _ => false,
+        };
+        let dmode = match r.below(30) {
+            0 => Ptr::Null,
+            1 => Ptr::Misaligned,
+            _ => Ptr::Valid,
+        };
+        let size = bytes.len() as u32;
+        bad.add(dmode == Ptr::Null && size > 0, "data is NULL with a size");
+        let function = if body {
+            "keel_body_restore"
+        } else {
+            "keel_world_restore"
+        };
+        let din = In::new(&bytes, dmode);
+        let inputs = self.body_inputs(wi, bi, 0);
+        let context = if body {
+            self.body_context(wi, bi)
+        } else {
+            self.context(wi)
+        };
+        let exact = self.exact(wi);
+        // A snapshot as taken must be restored into its own world, or a body of its hull.
+        let fits = match (&pick, bi, wi) {
+            (Some(s), Some(j), Some(i)) if body => s.body.is_some_and(|(_, h)| h == self.worlds[i].bodies[j].hull),
+            // (The same bodies on the same hulls: none created or destroyed since.)
+            (Some(s), None, Some(i)) if !body => {
+                let now = &self.worlds[i].bodies;
+                s.world == w
+                    && s.body.is_none()
+                    && now.len() == s.bodies.len()
+                    && now
+                        .iter()
+                        .all(|b| s.bodies.iter().any(|t| t.0 == b.handle && t.3 == b.hull))
+            }
+            _ => false,
+        };
+        let must = exact && fits && !damaged && dmode != Ptr::Null;
+        self.enter(function);
+        let st = unsafe {
+            if body {
+                raw::keel_body_restore(w, b, din.ptr(), size)
+            } else {
+                raw::keel_world_restore(w, din.ptr(), size)
+            }
+        };
+        let kept = pick.is_some();
+        let call = || format!("{context}, {size} bytes {dmode:?} (a kept snapshot: {kept}, damaged: {damaged})");
+        // (Another world's snapshot names bodies this one never had.)
+        let foreign = !body
+            && pick
+                .as_ref()
+                .is_some_and(|s| s.body.is_some() || (s.world != w && s.exact && !s.bodies.is_empty()));
+        if exact && foreign && !damaged && st == OK {
+            self.finding("a world took another world's snapshot", function, inputs, call());
+        }
+        self.check_status(function, st, bad, must, exact, inputs, &call);
         if st != OK {
-            if io.bytes() != before.as_slice() {
+            return;
+        }
+        let Some(i) = wi else { return };
+        let Some(saved) = pick else { return };
+        self.checked("snapshots restored");
+        let world = &mut self.worlds[i];
+        let restored = |b: &mut BodyM| {
+            b.submerged = Some(0);
+            b.last_force = None;
+        };
+        if body {
+            if let Some(j) = bi {
+                let then = saved.bodies.iter().find(|t| Some(t.0) == saved.body.map(|s| s.0));
+                let b = &mut world.bodies[j];
+                restored(b);
+                // (Damaged bytes may hold any history: as if from an extreme step.)
+                b.last_extreme = damaged || then.is_none_or(|t| t.1);
+                b.last_any = b.last_extreme || then.is_none_or(|t| t.2);
+            }
+            return;
+        }
+        for b in &mut world.bodies {
+            let then = saved.bodies.iter().find(|t| t.0 == b.handle);
+            restored(b);
+            b.last_extreme = damaged || then.is_none_or(|t| t.1);
+            b.last_any = b.last_extreme || then.is_none_or(|t| t.2);
+        }
+        let (time, wind, current, extreme) = saved.conditions;
+        (world.time, world.wind, world.current) = (time, wind, current);
+        world.time_extreme = extreme[0] || damaged;
+        world.wind_extreme = extreme[1] || damaged;
+        world.current_extreme = extreme[2] || damaged;
+        // Restored as taken: the world's state is the snapshot's, and so is its hash.
+        if let (Some(then), true, false) = (saved.hash, exact, damaged) {
+            let mut hash = 0u64;
+            self.enter("keel_world_get_state_hash");
+            let st = unsafe { raw::keel_world_get_state_hash(w, &mut hash) };
+            self.check("keel_world_get_state_hash", st, Bad::default(), true, inputs, &call);
+            self.checked("state hashes compared after a restore");
+            if st == OK && hash != then {
                 self.finding(
-                    "output written on failure",
-                    "keel_body_find_equilibrium",
+                    "the state hash after a restore differs from the snapshot's",
+                    function,
+                    inputs,
+                    format!("{}\n  hash {hash:#x}, at the snapshot {then:#x}", call()),
+                );
+            }
+        }
+    }
+
+    fn op_state_hash(&mut self) {
+        let (wi, w, mut bad) = self.pick_world(0.1);
+        let mode = self.mode(0.1);
+        bad.add(mode != Ptr::Valid, "out_hash is NULL or misaligned");
+        let fill = self.fill();
+        let mut out = Out::<u64>::new(1, mode, fill);
+        self.enter("keel_world_get_state_hash");
+        let st = unsafe { raw::keel_world_get_state_hash(w, out.ptr()) };
+        let inputs = self.inputs(wi, 0);
+        let context = self.context(wi);
+        let call = || format!("{context}, out_hash {mode:?}");
+        let exact = self.exact(wi);
+        self.check("keel_world_get_state_hash", st, bad, exact, inputs, &call);
+        if st != OK {
+            if !out.untouched() {
+                self.finding("output written on failure", "keel_world_get_state_hash", inputs, call());
+            }
+            return;
+        }
+        // Asked twice with nothing between: the same hash.
+        if exact {
+            let first = out.get(0);
+            let mut again = 0u64;
+            self.enter("keel_world_get_state_hash");
+            let st = unsafe { raw::keel_world_get_state_hash(w, &mut again) };
+            self.check("keel_world_get_state_hash", st, Bad::default(), true, inputs, &call);
+            if st == OK && again != first {
+                self.finding(
+                    "the state hash changed by itself",
+                    "keel_world_get_state_hash",
                     inputs,
                     call(),
                 );
             }
-            return;
-        }
-        if mode != Ptr::Valid {
-            return;
-        }
-        let rest = io.get(0);
-        let q = rest.rotation;
-        let length = ((q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w) as f64).sqrt();
-        let still = [rest.linear_velocity, rest.angular_velocity]
-            .iter()
-            .all(|v| v.x == 0.0 && v.y == 0.0 && v.z == 0.0);
-        if !(state_bad(&rest).0.is_none() && still && (length - 1.0).abs() < 1e-3 && io.untouched_from(1)) {
-            self.finding(
-                "a rest pose not finite, not still, without a unit rotation, or written past",
-                "keel_body_find_equilibrium",
-                inputs,
-                format!("{}\n  rest {rest:?}", call()),
-            );
         }
     }
 
