@@ -460,6 +460,9 @@ pub struct Environment<'a> {
     pub wind: DVec3,
     /// Uniform current, m/s, added to the water's particle velocity.
     pub current: DVec3,
+    /// Where the water's frame is from the world's: the water is asked at world
+    /// positions plus this ([`crate::World::set_origin`]).
+    pub water_offset: DVec3,
     /// Whether a big hull may share its triangles among the threads of the pool the step
     /// runs on (not when the batch has a body for every thread already).
     pub share_triangles: bool,
@@ -1870,6 +1873,11 @@ impl Body {
         out: &mut Samples,
     ) -> Result<()> {
         let origin = state.position;
+        // The water's queries are in its own frame (a far origin's, in f64), horizontally;
+        // heights stay in the world's (the surface's moved down by the offset's height), so
+        // that every path computes a vertex's height with the same arithmetic.
+        let offset = env.water_offset;
+        let water_origin = origin + DVec3::new(offset.x, 0.0, offset.z);
         // The matrix, not the quaternion: the loops turn the corners with the same
         // arithmetic, so that both see the same heights to the bit.
         let rotation = DMat3::from_quat(state.rotation);
@@ -1877,17 +1885,22 @@ impl Body {
         // not the body's, since nothing reads them after the step (10000 boxes: three
         // cache lines fewer to load and write back per box).
         out.turned = !self.can_step_in_lanes();
+        // Flat water's level in the world's frame.
+        let level = match env.water {
+            Water::Flat(flat) => flat.level - offset.y,
+            _ => 0.0,
+        };
         out.flat = match env.water {
-            Water::Flat(flat) => Some((origin.y, flat.level)),
+            Water::Flat(_) => Some((origin.y, level)),
             _ => None,
         };
         // Still flat water: the heights straight from the turned vertices, with the same
         // arithmetic as below (`point.y - level`, `point = origin + turned`), without the
         // world positions and the water's pass over them (a bunny: 5 % of its step).
-        if let (Water::Flat(flat), true, false) = (env.water, out.turned, velocities) {
+        if let (Water::Flat(_), true, false) = (env.water, out.turned, velocities) {
             for ((local, rel), height) in self.hull.positions.iter().zip(&mut out.vertices).zip(&mut out.heights) {
                 *rel = rotation * *local;
-                *height = (origin.y + rel.y) - flat.level;
+                *height = (origin.y + rel.y) - level;
             }
             out.mean_velocity = env.current;
             return Ok(());
@@ -1897,11 +1910,11 @@ impl Body {
         if out.turned {
             for ((local, rel), world) in self.hull.positions.iter().zip(&mut out.vertices).zip(&mut points) {
                 *rel = rotation * *local;
-                *world = origin + *rel;
+                *world = water_origin + *rel;
             }
         } else {
             for (local, world) in self.hull.positions.iter().zip(&mut points) {
-                *world = origin + rotation * *local;
+                *world = water_origin + rotation * *local;
             }
         }
         let v = if velocities {
@@ -1925,6 +1938,9 @@ impl Body {
         if let Err(e) = sampled {
             POINTS.set(points);
             return Err(e);
+        }
+        if offset.y != 0.0 {
+            out.heights.iter_mut().for_each(|h| *h -= offset.y);
         }
         let (mut sum, mut count) = (DVec3::ZERO, 0usize);
         for (i, point) in points.iter().enumerate() {
@@ -2800,6 +2816,7 @@ mod tests {
             water_viscosity: 1e-6,
             wind: DVec3::ZERO,
             current: DVec3::ZERO,
+            water_offset: DVec3::ZERO,
             share_triangles: true,
             helper: None,
         }

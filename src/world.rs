@@ -398,6 +398,40 @@ impl World {
         self.origin
     }
 
+    /// Puts the world's origin at `origin` in the water's frame (default zero), for
+    /// floating-origin games: bodies are stepped at positions near the host's origin, and
+    /// the water is evaluated at `position + origin` in f64, so a sea keeps its true phase
+    /// a thousand kilometres out, where a `float` position would resolve 6 cm. Every water
+    /// kind but the host's own: flat water's level, Perlin and Gerstner waves, spectra and
+    /// heightfields are in the water's frame; a host's water callback is asked at the
+    /// world positions (the host's frame, in which its own water lives). Batches and
+    /// [`World::sample_water`] alike. Finite, within +-[`MAX_ORIGIN`] m on each axis.
+    pub fn set_origin(&mut self, origin: DVec3) -> Result<()> {
+        self.origin = check_origin(origin)?;
+        Ok(())
+    }
+
+    /// Moves the world's origin by `shift` (in f64): what a floating-origin host calls
+    /// when it moves its own origin by `shift` (its bodies' coordinates then decrease by
+    /// `shift`).
+    pub fn shift_origin(&mut self, shift: DVec3) -> Result<()> {
+        if !shift.is_finite() {
+            return Err(Error::argument(format!("the shift must be finite, got {shift}")));
+        }
+        self.origin = check_origin(self.origin + shift)?;
+        Ok(())
+    }
+
+    /// Where the water's frame is from the world's for the water's queries: the world's
+    /// origin, but for the host's water, which lives in the host's (the world's) frame.
+    fn water_offset(&self) -> DVec3 {
+        if self.water.is_serial() {
+            DVec3::ZERO
+        } else {
+            self.origin
+        }
+    }
+
     /// Every body with its id, locked, in slot order (the order of a snapshot).
     pub(crate) fn bodies(&self) -> impl Iterator<Item = (BodyId, MutexGuard<'_, Body>)> + '_ {
         self.bodies.iter().map(|(id, b)| (BodyId(id), lock(b)))
@@ -447,8 +481,18 @@ impl World {
         normals: Option<&mut [DVec3]>,
         mut velocities: Option<&mut [DVec3]>,
     ) -> Result<()> {
-        self.water
-            .sample_into(points, self.time, heights, normals, velocities.as_deref_mut())?;
+        let offset = self.water_offset();
+        if offset == DVec3::ZERO {
+            self.water
+                .sample_into(points, self.time, heights, normals, velocities.as_deref_mut())?;
+        } else {
+            // (Not a step: a list of its own is fine here.)
+            let horizontal = DVec3::new(offset.x, 0.0, offset.z);
+            let shifted: Vec<DVec3> = points.iter().map(|p| *p + horizontal).collect();
+            self.water
+                .sample_into(&shifted, self.time, heights, normals, velocities.as_deref_mut())?;
+            heights.iter_mut().for_each(|h| *h -= offset.y);
+        }
         if let Some(v) = velocities {
             v.iter_mut().for_each(|v| *v += self.current);
         }
@@ -458,7 +502,8 @@ impl World {
     /// Height of the water under `(x, z)` at the world's time (NaN if the host's water
     /// answers garbage).
     pub fn water_height(&self, x: f64, z: f64) -> f64 {
-        crate::water::WaterSurface::height(&self.water, x, z, self.time)
+        let o = self.water_offset();
+        crate::water::WaterSurface::height(&self.water, x + o.x, z + o.z, self.time) - o.y
     }
 
     /// Validates a mesh and adds it as a hull.
@@ -619,6 +664,7 @@ impl World {
             water_viscosity: self.desc.water_viscosity,
             wind: self.wind,
             current: self.current,
+            water_offset: self.water_offset(),
             share_triangles: true,
             helper: None,
         }

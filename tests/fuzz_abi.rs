@@ -25,7 +25,7 @@
 //! watchdog.
 //!
 //! The run is deterministic for a seed: KEEL_FUZZ_SEED and KEEL_FUZZ_OPS choose it, and
-//! FUZZING.md says how to run it longer and how to replay a failure.
+//! docs/HARDENING.md says how to run it longer and how to replay a failure.
 
 mod common;
 
@@ -135,6 +135,12 @@ status_functions! {
     keel_body_create(world: KeelWorld, desc: *const KeelBodyDesc, out_body: *mut KeelBody);
     keel_body_set_desc(world: KeelWorld, body: KeelBody, desc: *const KeelBodyDesc);
     keel_body_get_desc(world: KeelWorld, body: KeelBody, out_desc: *mut KeelBodyDesc);
+    keel_body_find_equilibrium(
+        world: KeelWorld,
+        body: KeelBody,
+        center_of_mass_local: KeelVec3,
+        in_out_state: *mut KeelBodyState,
+    );
     keel_body_destroy(world: KeelWorld, body: KeelBody);
     keel_body_step(
         world: KeelWorld,
@@ -184,6 +190,9 @@ status_functions! {
     keel_world_snapshot(world: KeelWorld, out: *mut u8, capacity: u32, out_size: *mut u32);
     keel_world_restore(world: KeelWorld, data: *const u8, size: u32);
     keel_world_get_state_hash(world: KeelWorld, out_hash: *mut u64);
+    keel_world_set_origin(world: KeelWorld, x: f64, y: f64, z: f64);
+    keel_world_shift_origin(world: KeelWorld, dx: f64, dy: f64, dz: f64);
+    keel_world_get_origin(world: KeelWorld, out_x: *mut f64, out_y: *mut f64, out_z: *mut f64);
 }
 
 const OK: u32 = KeelStatus::KEEL_OK as u32;
@@ -1155,6 +1164,8 @@ struct WorldM {
     time: f64,
     wind: KeelVec3,
     current: KeelVec3,
+    /// The world's origin in the water's frame.
+    origin: [f64; 3],
     /// The water as far as known exactly (own worlds only).
     surface: Surface,
 }
@@ -1176,6 +1187,7 @@ impl WorldM {
             time: 0.0,
             wind: v3(0.0, 0.0, 0.0),
             current: v3(0.0, 0.0, 0.0),
+            origin: [0.0; 3],
             surface: Surface::Flat(0.0),
         }
     }
@@ -1452,8 +1464,10 @@ struct Saved {
     /// The world it was taken of, and for a body's, the body and its hull.
     world: KeelWorld,
     body: Option<(KeelBody, KeelHull)>,
-    /// The world's time, wind and current, and their extreme tags.
+    /// The world's time, wind and current, and their extreme tags, and its origin and
+    /// whether its water was extreme.
     conditions: (f64, KeelVec3, KeelVec3, [bool; 3]),
+    origin: ([f64; 3], bool),
     /// Each body's `last_extreme` and `last_any` then, and its hull.
     bodies: Vec<(KeelBody, bool, bool, KeelHull)>,
     /// Of a world of this thread's own (its model is whole).
@@ -1609,7 +1623,12 @@ impl Fuzzer {
                 self.finding(what, function, inputs, format!("{}\n  {detail}", call()));
             }
         }
-        const ASKING: [&str; 3] = ["keel_body_step", "keel_world_step", "keel_water_sample"];
+        const ASKING: [&str; 4] = [
+            "keel_body_step",
+            "keel_world_step",
+            "keel_water_sample",
+            "keel_body_find_equilibrium",
+        ];
         if log.calls > 0 && !ASKING.contains(&function) {
             self.finding(
                 "the water callback was called by a function that does not ask the water",
@@ -2472,6 +2491,7 @@ impl Fuzzer {
             980..=984 => self.op_snapshot(),
             985..=989 => self.op_restore(),
             990..=992 => self.op_state_hash(),
+            993..=997 => self.op_origin(),
             _ => self.op_body_step(),
         }
     }
@@ -3242,6 +3262,8 @@ impl Fuzzer {
             };
             match world.surface {
                 Surface::Flat(level) => {
+                    // (In the world's frame: the level less the origin's height.)
+                    let level = (f64::from(level) - world.origin[1]) as f32;
                     if s.height.is_some_and(|h| h != level)
                         || s.normal.is_some_and(|n| n != up)
                         || s.velocity.is_some_and(|v| v != still)
@@ -3250,6 +3272,10 @@ impl Fuzzer {
                     }
                 }
                 Surface::Grid(lo, hi) => {
+                    let (lo, hi) = (
+                        (f64::from(lo) - world.origin[1]) as f32,
+                        (f64::from(hi) - world.origin[1]) as f32,
+                    );
                     let slack = 1e-6 * (lo.abs() + hi.abs()) + 1e-6;
                     if s.height.is_some_and(|h| !(h >= lo - slack && h <= hi + slack))
                         || s.normal.is_some_and(|n| !unit_up(n))
@@ -3709,6 +3735,12 @@ impl Fuzzer {
         let Some(world) = wi.map(|i| &self.worlds[i]) else {
             return;
         };
+        // (A shared world's time, wind, current and origin are only known as this thread
+        // last set them: its snapshot, restored into a world of this thread's own, would
+        // leave that world's model wrong.)
+        if bi.is_none() && !self.exact(wi) {
+            return;
+        }
         let saved = Saved {
             bytes,
             world: w,
@@ -3725,6 +3757,7 @@ impl Fuzzer {
                 .map(|b| (b.handle, b.last_extreme, b.last_any, b.hull))
                 .collect(),
             exact: self.exact(wi),
+            origin: (world.origin, world.water_extreme),
             hash,
         };
         if self.snapshots.len() >= SAVED {
@@ -3879,6 +3912,8 @@ impl Fuzzer {
         world.time_extreme = extreme[0] || damaged;
         world.wind_extreme = extreme[1] || damaged;
         world.current_extreme = extreme[2] || damaged;
+        world.origin = saved.origin.0;
+        world.water_extreme |= saved.origin.1;
         // Restored as taken: the world's state is the snapshot's, and so is its hash.
         if let (Some(then), true, false) = (saved.hash, exact, damaged) {
             let mut hash = 0u64;
@@ -3931,6 +3966,157 @@ impl Fuzzer {
                     call(),
                 );
             }
+        }
+    }
+
+    /// keel_world_set_origin, keel_world_shift_origin or keel_world_get_origin.
+    fn op_origin(&mut self) {
+        let (wi, w, mut bad) = self.pick_world(0.05);
+        let exact = self.exact(wi);
+        let known = wi.map(|i| self.worlds[i].origin);
+        if self.rng.chance(0.3) {
+            let modes = [self.mode(0.08), self.mode(0.08), self.mode(0.08)];
+            bad.add(
+                modes.iter().any(|&m| m != Ptr::Valid),
+                "an out pointer is NULL or misaligned",
+            );
+            let fill = self.fill();
+            let mut outs = modes.map(|m| Out::<f64>::new(1, m, fill));
+            self.enter("keel_world_get_origin");
+            let [x, y, z] = &mut outs;
+            let st = unsafe { raw::keel_world_get_origin(w, x.ptr(), y.ptr(), z.ptr()) };
+            let inputs = self.inputs(wi, 0);
+            let context = self.context(wi);
+            let call = || format!("{context}, outs {modes:?}");
+            self.check("keel_world_get_origin", st, bad, exact, inputs, &call);
+            if st != OK {
+                if outs.iter().any(|o| !o.untouched()) {
+                    self.finding("output written on failure", "keel_world_get_origin", inputs, call());
+                }
+            } else if let (true, Some(o)) = (exact, known) {
+                let got = [outs[0].get(0), outs[1].get(0), outs[2].get(0)];
+                if got != o {
+                    self.finding(
+                        "the origin differs from the one set",
+                        "keel_world_get_origin",
+                        inputs,
+                        format!("{}\n  got {got:?}, set {o:?}", call()),
+                    );
+                }
+            }
+            return;
+        }
+        let shift = self.rng.chance(0.5);
+        let r = &mut self.rng;
+        let mut value = || match r.below(12) {
+            0 => f64::from(r.weird_f32()),
+            1 => r.pick(&[f64::NAN, f64::INFINITY, -1e300, 4.1e9, -4e9, 1e10]),
+            2..=4 => (2.0 * r.unit() - 1.0) * 1e6,
+            5 => 0.0,
+            _ => (2.0 * r.unit() - 1.0) * 1e3,
+        };
+        let v = [value(), value(), value()];
+        let target = match (shift, known) {
+            (true, Some(o)) => Some([o[0] + v[0], o[1] + v[1], o[2] + v[2]]),
+            (true, None) => None,
+            (false, _) => Some(v),
+        };
+        let refused = |t: [f64; 3]| t.iter().any(|x| !x.is_finite() || x.abs() > 4e9);
+        // (A shift by a finite amount to a target beyond the range is refused too; the
+        // shared worlds' origins are not known.)
+        let not_finite = v.iter().any(|x| !x.is_finite());
+        let function = if shift {
+            "keel_world_shift_origin"
+        } else {
+            "keel_world_set_origin"
+        };
+        if not_finite || (exact && target.is_some_and(refused)) {
+            bad.add(true, "an origin that is not finite or too far");
+        }
+        self.enter(function);
+        let st = unsafe {
+            if shift {
+                raw::keel_world_shift_origin(w, v[0], v[1], v[2])
+            } else {
+                raw::keel_world_set_origin(w, v[0], v[1], v[2])
+            }
+        };
+        let inputs = self.inputs(wi, 0);
+        let context = self.context(wi);
+        let call = || format!("{context}, {v:?}");
+        self.check_status(function, st, bad, exact, exact, inputs, &call);
+        if let (OK, Some(i), Some(t)) = (st, wi, target) {
+            let world = &mut self.worlds[i];
+            world.origin = t;
+            // The water far from where it was made: Perlin noise and waves of any size
+            // there, a heightfield's edge.
+            world.water_extreme |= t.iter().any(|x| x.abs() > 1e5);
+        }
+    }
+
+    /// keel_body_find_equilibrium: an in-out state, left as it was on failure. Bodies may
+    /// be on open hulls or too heavy to float, so a refusal is never a finding; a rest pose
+    /// must be finite, still and have a unit rotation.
+    fn op_body_equilibrium(&mut self) {
+        let (wi, w, mut bad) = self.pick_world(0.05);
+        let (bi, b, bbad) = self.pick_body(wi, 0.15);
+        bad.merge(bbad);
+        let mut extreme = false;
+        let prev = match (wi, bi) {
+            (Some(i), Some(j)) => self.worlds[i].bodies[j].state,
+            _ => None,
+        };
+        let state = self.state(wi, prev, 0.05, &mut extreme);
+        bad.merge(state_bad(&state));
+        let r = &mut self.rng;
+        let com = v3(
+            r.num(-0.5, 0.5, 0.03, &mut extreme),
+            r.num(-0.5, 0.5, 0.03, &mut extreme),
+            r.num(-0.5, 0.5, 0.03, &mut extreme),
+        );
+        bad.add(!vec_finite(com), "center_of_mass_local is not finite");
+        let mode = self.mode(0.05);
+        bad.add(mode != Ptr::Valid, "in_out_state is NULL or misaligned");
+        let fill = self.fill();
+        let mut io = Out::<KeelBodyState>::new(1, mode, fill);
+        if mode == Ptr::Valid {
+            // SAFETY: a valid, aligned buffer of at least one state.
+            unsafe { io.ptr().write(state) };
+        }
+        let before = io.bytes().to_vec();
+        self.enter("keel_body_find_equilibrium");
+        let st = unsafe { raw::keel_body_find_equilibrium(w, b, com, io.ptr()) };
+        let inputs = self.inputs(wi, bit(extreme, X_STATE));
+        let context = self.context(wi);
+        let call = || format!("{context}, body {b:#x}, com {com:?}, state {state:?}, {mode:?}");
+        self.check("keel_body_find_equilibrium", st, bad, false, inputs, &call);
+        if st != OK {
+            if io.bytes() != before.as_slice() {
+                self.finding(
+                    "output written on failure",
+                    "keel_body_find_equilibrium",
+                    inputs,
+                    call(),
+                );
+            }
+            return;
+        }
+        if mode != Ptr::Valid {
+            return;
+        }
+        let rest = io.get(0);
+        let q = rest.rotation;
+        let length = ((q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w) as f64).sqrt();
+        let still = [rest.linear_velocity, rest.angular_velocity]
+            .iter()
+            .all(|v| v.x == 0.0 && v.y == 0.0 && v.z == 0.0);
+        if !(state_bad(&rest).0.is_none() && still && (length - 1.0).abs() < 1e-3 && io.untouched_from(1)) {
+            self.finding(
+                "a rest pose not finite, not still, without a unit rotation, or written past",
+                "keel_body_find_equilibrium",
+                inputs,
+                format!("{}\n  rest {rest:?}", call()),
+            );
         }
     }
 

@@ -140,3 +140,57 @@ pub unsafe extern "C" fn keel_world_get_state_hash(world: KeelWorld, out_hash: *
         Ok(())
     })
 }
+
+// ---------------------------------------------------------------------------------------
+// Big oceans: a floating origin. Positions cross the ABI as float, which 1000 km from the
+// origin resolve 6 cm; a game that moves its origin tells the world where that origin is
+// in the water's frame, in double, and keeps its bodies near it.
+
+/// Puts the world's origin at (x, y, z) in the water's frame, metres (default 0; finite,
+/// within +-4e9 m). Bodies are stepped at their positions near the host's origin, and the
+/// water is evaluated at position + origin in double precision, so a sea keeps its true
+/// phase far out: flat water's level, Perlin and Gerstner waves, spectra and heightfields
+/// are in the water's frame (a heightfield's origin_x and origin_z too). A water callback
+/// is the exception: it is asked at the world positions, in the host's frame, where the
+/// host's own water lives (add the origin there if it needs it). keel_water_sample takes
+/// and answers world positions and heights alike. The origin is part of a world's
+/// snapshot.
+#[unsafe(no_mangle)]
+pub extern "C" fn keel_world_set_origin(world: KeelWorld, x: f64, y: f64, z: f64) -> KeelStatus {
+    call("keel_world_set_origin", || {
+        with_world(world, |w| w.set_origin(glam::DVec3::new(x, y, z)))
+    })
+}
+
+/// Moves the world's origin by (dx, dy, dz), in double: call it when the host moves its
+/// own origin by that much (its bodies' coordinates then decrease by it).
+#[unsafe(no_mangle)]
+pub extern "C" fn keel_world_shift_origin(world: KeelWorld, dx: f64, dy: f64, dz: f64) -> KeelStatus {
+    call("keel_world_shift_origin", || {
+        with_world(world, |w| w.shift_origin(glam::DVec3::new(dx, dy, dz)))
+    })
+}
+
+/// The world's origin in the water's frame, metres.
+///
+/// # Safety
+/// The pointers are NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn keel_world_get_origin(
+    world: KeelWorld,
+    out_x: *mut f64,
+    out_y: *mut f64,
+    out_z: *mut f64,
+) -> KeelStatus {
+    call("keel_world_get_origin", || {
+        // Each checked, then written one after the other: the three may be one variable.
+        for (ptr, name) in [(out_x, "out_x"), (out_y, "out_y"), (out_z, "out_z")] {
+            unsafe { output(ptr, name) }?;
+        }
+        let o = with_world(world, |w| Ok(w.origin()))?;
+        for (ptr, name, value) in [(out_x, "out_x", o.x), (out_y, "out_y", o.y), (out_z, "out_z", o.z)] {
+            *unsafe { output(ptr, name) }? = value;
+        }
+        Ok(())
+    })
+}

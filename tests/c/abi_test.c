@@ -2010,6 +2010,66 @@ static void test_rollback(void) {
   CHECK_OK(keel_world_destroy(w));
 }
 
+/* Big oceans (issue 30): the world's origin in double; the water evaluated at position +
+   origin, so a boat 1000 km out after a shift feels what it feels at home on a sea that
+   repeats over that distance. */
+static KeelBodyForces origin_step(double shift_x, double shift_z) {
+  KeelWorld w = new_world(1);
+  KeelHull cube = new_cube_hull(w);
+  KeelBody b = new_body(w, cube);
+  KeelGerstnerWave wave;
+  KeelBodyState s = make_state(0.3f, -0.1f, 0.2f);
+  KeelBodyForces f;
+  memset(&wave, 0, sizeof wave);
+  wave.amplitude = 0.4f;
+  wave.wavelength = 12.5f; /* 80000 of them in 1000 km */
+  wave.direction_x = 1.0f;
+  wave.steepness = 0.5f;
+  CHECK_OK(keel_water_set_gerstner(w, &wave, 1, 0.0f));
+  CHECK_OK(keel_world_set_time(w, 2.0));
+  /* In two moves, as a game's origin moves. */
+  CHECK_OK(keel_world_shift_origin(w, 0.5 * shift_x, 0.0, 0.5 * shift_z));
+  CHECK_OK(keel_world_shift_origin(w, 0.5 * shift_x, 0.0, 0.5 * shift_z));
+  memset(&f, 0, sizeof f);
+  CHECK_OK(keel_body_step(w, b, &s, 1.0f / 60.0f, &f));
+  CHECK_OK(keel_world_destroy(w));
+  return f;
+}
+
+static void test_origin(void) {
+  KeelWorld w = new_world(1);
+  KeelVec3 p = {1.0f, 0.0f, 2.0f};
+  float h = 0.0f;
+  double x = 1, y = 1, z = 1;
+  KeelBodyForces home, far, off;
+
+  CHECK_OK(keel_world_get_origin(w, &x, &y, &z));
+  CHECK(x == 0.0 && y == 0.0 && z == 0.0);
+  CHECK_OK(keel_world_set_origin(w, 1.0e6, 100.0, -2.5e5));
+  CHECK_OK(keel_world_shift_origin(w, 0.25, 0.0, 0.0));
+  CHECK_OK(keel_world_get_origin(w, &x, &y, &z));
+  CHECK(x == 1000000.25 && y == 100.0 && z == -2.5e5);
+  CHECK_STATUS(keel_world_set_origin(w, NAN, 0.0, 0.0), KEEL_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(keel_world_shift_origin(w, 0.0, 0.0, 1e10), KEEL_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(keel_world_get_origin(w, &x, NULL, &z), KEEL_ERROR_NULL_POINTER);
+  CHECK_STATUS(keel_world_get_origin(0, &x, &y, &z), KEEL_ERROR_INVALID_HANDLE);
+  CHECK_OK(keel_world_get_origin(w, &x, &y, &z));
+  CHECK(x == 1000000.25 && y == 100.0); /* unchanged by the refusals */
+  /* Flat water's level is in the water's frame: 100 m below the world's origin. */
+  CHECK_OK(keel_water_set_flat(w, 0.0f));
+  CHECK_OK(keel_water_sample(w, &p, 1, &h, NULL, NULL));
+  CHECK(h == -100.0f);
+  CHECK_OK(keel_world_destroy(w));
+
+  home = origin_step(0.0, 0.0);
+  far = origin_step(1.0e6, 3.0e5);
+  off = origin_step(1.0e6 + 6.25, 3.0e5); /* half a wavelength on: another sea */
+  CHECK(home.submerged_volume > 0.1f);
+  CHECK(vec_near(home.force, far.force, 1e-5 * vec_len(home.force)));
+  CHECK(vec_near(home.torque, far.torque, 1e-5 * vec_len(home.torque) + 1e-3));
+  CHECK(!near_rel(home.force.y, off.force.y, 1e-3));
+}
+
 int main(void) {
   printf("keel C ABI test: library %s, ABI %u.%u\n", keel_version_string(),
          (unsigned)(keel_abi_version() >> 16), (unsigned)(keel_abi_version() & 0xFFFF));
@@ -2029,6 +2089,7 @@ int main(void) {
   test_box_inertia_and_counts();
   test_find_equilibrium();
   test_rollback();
+  test_origin();
   test_destroy_all_worlds();
   printf("%d passed, %d failed\n", g_checks - g_failures, g_failures);
   return g_failures == 0 ? 0 : 1;
