@@ -63,6 +63,25 @@ typedef enum KeelStatus {
   KEEL_ERROR_INTERNAL = 6,
 } KeelStatus;
 
+// One task of keel's: run items start to end - 1 (worker_index is the host's worker,
+// 0 to worker_count - 1; keel does not use it) with the task_context keel gave.
+typedef void (*KeelTaskFn)(uint32_t start, uint32_t end, uint32_t worker_index, void *task_context);
+
+// Starts running task over item_count items, split into ranges of at least min_range
+// items (the last may be shorter), on the host's workers, and returns a handle that
+// finish_task waits on. Every item must run exactly once. Returning NULL says that the
+// task has already run in full within this call (a serial host); finish_task is then not
+// called. Keel calls it from the thread that called keel_world_step or keel_body_step,
+// never from inside one of its own tasks.
+typedef void *(*KeelEnqueueTask)(KeelTaskFn task,
+                                 uint32_t item_count,
+                                 uint32_t min_range,
+                                 void *task_context,
+                                 void *user_context);
+
+// Waits until the task enqueue_task returned user_task for has run in full.
+typedef void (*KeelFinishTask)(void *user_task, void *user_context);
+
 // Constants of a world. Fill with keel_world_desc_default, then change what you need.
 typedef struct KeelWorldDesc {
   // m/s^2, > 0, pointing down; default 9.81.
@@ -78,6 +97,18 @@ typedef struct KeelWorldDesc {
   // thread beside one helper thread, started the first time; it spins up to 50 us
   // after each share of a step it takes, then sleeps.
   uint32_t thread_count;
+  // The host's job system, in place of keel's threads (Box2D v3's enqueueTask and
+  // finishTask): both NULL (the default) keeps keel's own threads; both set, keel
+  // starts no thread and runs keel_world_step's groups of bodies and a big body's
+  // sections stepped alone as tasks on the host's workers, with the same bits as its
+  // own threads give. One set without the other is refused.
+  KeelEnqueueTask enqueue_task;
+  KeelFinishTask finish_task;
+  // Passed to enqueue_task and finish_task as user_context.
+  void *user_task_context;
+  // How many workers the host runs tasks on, 1 to 256 when the callbacks are set
+  // (ignored otherwise); thread_count is ignored then.
+  uint32_t worker_count;
 } KeelWorldDesc;
 
 // A world: water, hulls and bodies. 0 is never a valid handle.

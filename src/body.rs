@@ -469,6 +469,9 @@ pub struct Environment<'a> {
     /// The world's helper thread, for a big hull stepped on its own on this thread (then
     /// it takes the place of the pool).
     pub(crate) helper: Option<&'a Helper>,
+    /// The host's job system, for a big hull stepped on its own (a world given one has no
+    /// pool and no helper).
+    pub(crate) tasks: Option<&'a dyn crate::tasks::TaskSystem>,
 }
 
 impl<'a> Environment<'a> {
@@ -476,6 +479,7 @@ impl<'a> Environment<'a> {
     fn team(&self) -> Team<'a> {
         match self.helper {
             Some(helper) => Team::Helper(helper),
+            None if let Some(tasks) = self.tasks => Team::Host(tasks),
             // Only on a world's pool, never rayon's global one, which the host did not ask
             // for.
             None if self.share_triangles && rayon::current_thread_index().is_some() => Team::Pool,
@@ -2819,6 +2823,7 @@ mod tests {
             water_offset: DVec3::ZERO,
             share_triangles: true,
             helper: None,
+            tasks: None,
         }
     }
 

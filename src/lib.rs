@@ -76,6 +76,7 @@
 //! - [`hydrostatics`]: flat-water analysis and the stable rest pose;
 //! - [`clip`]: Kerner's clipping of triangles at the waterline;
 //! - [`snapshot`]: rollback and replay: a body's and a world's state to bytes and back;
+//! - [`tasks`]: the host's job system, in place of keel's threads;
 //! - [`ffi`]: the C ABI (`include/keel.h`), the only `unsafe` FFI code;
 //! - [`sections`]: a step's time, section by section (benchmarks, `profile-sections`).
 //!
@@ -101,6 +102,7 @@ mod pack;
 mod prefetch;
 pub mod sections;
 pub mod snapshot;
+pub mod tasks;
 mod team;
 pub mod water;
 mod whole_triangles;

@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 pub(crate) const SPIN: Duration = Duration::from_micros(50);
 
 /// Who works on one body's step besides the thread that steps it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub(crate) enum Team<'a> {
     /// No one: everything on this thread.
     Alone,
@@ -40,6 +40,19 @@ pub(crate) enum Team<'a> {
     Pool,
     /// The world's helper thread (a body stepped on its own).
     Helper(&'a Helper),
+    /// The host's job system (a body stepped on its own in a world given one).
+    Host(&'a dyn crate::tasks::TaskSystem),
+}
+
+impl std::fmt::Debug for Team<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Team::Alone => "Alone",
+            Team::Pool => "Pool",
+            Team::Helper(_) => "Helper",
+            Team::Host(_) => "Host",
+        })
+    }
 }
 
 impl Team<'_> {
@@ -61,6 +74,7 @@ impl Team<'_> {
             Team::Alone => (a(), b()),
             Team::Pool => rayon::join(a, b),
             Team::Helper(helper) => helper.join(a, b),
+            Team::Host(tasks) => crate::tasks::join(tasks, a, b),
         }
     }
 
@@ -132,6 +146,7 @@ impl Team<'_> {
             Team::Helper(helper) => {
                 helper.join(work, work);
             }
+            Team::Host(tasks) => crate::tasks::everyone(tasks, work),
         }
     }
 }

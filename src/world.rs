@@ -7,6 +7,7 @@
 //! bit-identical to stepping them one by one, whatever the thread count.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use glam::{DQuat, DVec3, Vec3};
@@ -21,6 +22,7 @@ use crate::handle::{HandleKind, Slots};
 use crate::hull::{Hull, HullDesc, HullInfo};
 use crate::lanes::LANES;
 use crate::sections::{self, Section};
+use crate::tasks::TaskSystem;
 use crate::team::{Helper, Team};
 use crate::water::Water;
 
@@ -235,6 +237,11 @@ pub struct World {
     batch_reusable: bool,
     /// Where the world's origin is in the water's frame, m ([`World::set_origin`]).
     origin: DVec3,
+    /// The host's job system, in place of `pool` and `helper` ([`World::with_tasks`]) ...
+    tasks: Option<Arc<dyn TaskSystem>>,
+    /// ... and which of a batch's groups one of its tasks has taken.
+    /// (Locked: the batch borrows the world's other fields meanwhile.)
+    batch_claims: Mutex<Vec<AtomicBool>>,
 }
 
 /// Bodies of a batch stepped together: up to [`LANES`] of one lane key
@@ -327,7 +334,28 @@ impl World {
         } else {
             None
         };
+        Self::build(desc, pool, None)
+    }
+
+    /// A world whose parallel work runs on the host's job system ([`crate::tasks`]): a
+    /// batch's groups of bodies, a big body's sections stepped alone. It starts no thread
+    /// of its own (`desc.thread_count` is not used), and its results are the bits of a
+    /// world with its own threads.
+    pub fn with_tasks(desc: &WorldDesc, tasks: Arc<dyn TaskSystem>) -> Result<Self> {
+        desc.validate()?;
+        let workers = tasks.worker_count();
+        if !(1..=MAX_THREADS).contains(&workers) {
+            return Err(Error::argument(format!(
+                "a job system's worker_count must be 1 to {MAX_THREADS}, got {workers}"
+            )));
+        }
+        Self::build(desc, None, Some(tasks))
+    }
+
+    fn build(desc: &WorldDesc, pool: Option<Workers>, tasks: Option<Arc<dyn TaskSystem>>) -> Result<Self> {
         Ok(Self {
+            tasks,
+            batch_claims: Mutex::new(Vec::new()),
             desc: *desc,
             water: Water::default(),
             time: 0.0,
@@ -667,6 +695,7 @@ impl World {
             water_offset: self.water_offset(),
             share_triangles: true,
             helper: None,
+            tasks: None,
         }
     }
 
@@ -685,6 +714,7 @@ impl World {
         };
         let env = Environment {
             helper,
+            tasks: self.tasks.as_deref().filter(|_| divisible),
             ..self.environment()
         };
         let mut body = lock(self.body_cell(id)?);
@@ -710,7 +740,7 @@ impl World {
     /// such a step, `crate::team`.) Not if no thread could be started, or if this
     /// process may use one processor only: the pool then does it.
     fn wake_helper(&mut self, divisible: bool) -> bool {
-        if !divisible || self.thread_count() != 2 {
+        if !divisible || self.thread_count() != 2 || self.tasks.is_some() {
             return false;
         }
         if self.helper.is_none() && !self.no_helper {
@@ -860,6 +890,9 @@ impl World {
             // Bodies enough to keep every thread busy: each keeps its triangles.
             share_triangles: ids.len() < self.thread_count(),
             helper,
+            // (A batch's bodies are each one item of the host's tasks, and a task does not
+            // start tasks of its own: only a big body alone shares its sections.)
+            tasks: self.tasks.as_deref().filter(|_| alone),
             ..self.environment()
         };
         let bodies = &self.bodies;
@@ -1027,6 +1060,10 @@ impl World {
             Some(Workers { pool: Some(pool), .. }) if ids.len() > 1 || (alone && helper.is_none()) => {
                 pool.install(|| groups.par_iter_mut().for_each(|g| step_group(g, true)))
             }
+            _ if let Some(tasks) = self.tasks.as_deref().filter(|_| groups.len() > 1) => {
+                let mut claims = self.batch_claims.lock().unwrap_or_else(PoisonError::into_inner);
+                run_groups(tasks, &mut groups, &mut claims, &step_group);
+            }
             _ => groups.iter_mut().for_each(|g| step_group(g, true)),
         }
         stepping.stop();
@@ -1108,12 +1145,49 @@ impl World {
 
     /// Number of worker threads a batch step uses (1 when it runs on the caller's).
     pub fn thread_count(&self) -> usize {
+        if let Some(tasks) = &self.tasks {
+            return tasks.worker_count() as usize;
+        }
         self.pool
             .as_ref()
             .and_then(|w| w.pool.as_ref())
             .map_or(1, |p| p.current_num_threads())
     }
 }
+
+/// A batch's groups as the host's task items, each group stepped by the one item that
+/// claims it; the groups no item ran (a host that dropped some) are stepped here after.
+fn run_groups(
+    tasks: &dyn TaskSystem,
+    groups: &mut [BatchGroup],
+    claims: &mut Vec<AtomicBool>,
+    step_group: &(impl Fn(&mut BatchGroup, bool) + Sync),
+) {
+    let n = groups.len();
+    if claims.len() < n {
+        claims.resize_with(n, || AtomicBool::new(false));
+    }
+    claims.iter_mut().for_each(|c| *c.get_mut() = false);
+    let claims = &claims[..n];
+    let base = Groups(groups.as_mut_ptr());
+    let base = &base;
+    let run = |i: usize| {
+        if i < n && !claims[i].swap(true, Ordering::AcqRel) {
+            // SAFETY: `i < n`, and the claim above makes this the only thread that ever
+            // takes group `i` in this batch; the groups outlive the tasks, which the host
+            // has finished when `run` returns.
+            step_group(unsafe { &mut *base.0.add(i) }, true);
+        }
+    };
+    tasks.run(n as u32, 1, &|start, end, _| (start..end).for_each(|i| run(i as usize)));
+    (0..n).for_each(run);
+}
+
+/// The groups' address, shared with the host's workers (each group taken by one).
+struct Groups(*mut BatchGroup);
+
+// SAFETY: the groups are reached only through `run_groups`'s claims, one thread each.
+unsafe impl Sync for Groups {}
 
 impl std::fmt::Debug for World {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -46,8 +46,8 @@ use keel::ffi::{
     KEEL_ABI_VERSION, KEEL_BUOYANCY_AREA_RATIO, KEEL_BUOYANCY_NONE, KEEL_BUOYANCY_VOLUME, KEEL_FORCE_AIR,
     KEEL_FORCE_LUMPED_RESISTANCE, KEEL_FORCE_PRESSURE_DRAG, KEEL_FORCE_SLAMMING, KEEL_FORCE_VISCOUS, KeelBody,
     KeelBodyDesc, KeelBodyForces, KeelBodyState, KeelGerstnerWave, KeelHull, KeelHullDesc, KeelHullInfo,
-    KeelPerlinWaterDesc, KeelQuat, KeelSpectrum, KeelStatus, KeelTriangleForce, KeelVec3, KeelWaterQuery, KeelWorld,
-    KeelWorldCounts, KeelWorldDesc, keel_abi_version, keel_body_desc_default, keel_last_error_message,
+    KeelPerlinWaterDesc, KeelQuat, KeelSpectrum, KeelStatus, KeelTaskFn, KeelTriangleForce, KeelVec3, KeelWaterQuery,
+    KeelWorld, KeelWorldCounts, KeelWorldDesc, keel_abi_version, keel_body_desc_default, keel_last_error_message,
     keel_perlin_water_desc_default, keel_version_string, keel_world_desc_default,
 };
 
@@ -1248,6 +1248,42 @@ fn default_body_desc() -> KeelBodyDesc {
     d
 }
 
+/// A host's job system for the fuzzed worlds: with user_context 0 it runs the task at
+/// once, range by range, and returns NULL; with 1 it defers the task to finish_task, which
+/// runs its ranges last to first.
+unsafe extern "C" fn fuzz_enqueue(
+    task: KeelTaskFn,
+    item_count: u32,
+    min_range: u32,
+    task_context: *mut c_void,
+    user_context: *mut c_void,
+) -> *mut c_void {
+    if user_context.is_null() {
+        let step = min_range.max(1);
+        let mut start = 0;
+        while start < item_count {
+            let end = start.saturating_add(step).min(item_count);
+            // SAFETY: keel's task, with its context.
+            unsafe { task.expect("a task")(start, end, 0, task_context) };
+            start = end;
+        }
+        return ptr::null_mut();
+    }
+    Box::into_raw(Box::new((task, item_count, min_range, task_context))).cast()
+}
+
+unsafe extern "C" fn fuzz_finish(user_task: *mut c_void, _user_context: *mut c_void) {
+    // SAFETY: what fuzz_enqueue boxed.
+    let (task, count, min_range, context) =
+        *unsafe { Box::from_raw(user_task.cast::<(KeelTaskFn, u32, u32, *mut c_void)>()) };
+    let step = min_range.max(1);
+    let starts: Vec<u32> = (0..count).step_by(step as usize).collect();
+    for &start in starts.iter().rev() {
+        // SAFETY: as above.
+        unsafe { task.expect("a task")(start, start.saturating_add(step).min(count), 1, context) };
+    }
+}
+
 fn default_world_desc() -> KeelWorldDesc {
     // SAFETY: as above.
     let mut d: KeelWorldDesc = unsafe { std::mem::zeroed() };
@@ -1904,6 +1940,22 @@ impl Fuzzer {
                     1 => d.water_density = r.num(500.0, 1500.0, 0.3, extreme),
                     2 => d.air_density = r.num(0.0, 3.0, 0.3, extreme),
                     3 => d.water_viscosity = r.num(1e-7, 1e-5, 0.3, extreme),
+                    4 if r.chance(0.5) => {
+                        // The host's job system: serial, or deferred to finish_task (in
+                        // reverse order); now and then half of it, or no workers.
+                        let deferred = r.chance(0.5);
+                        d.enqueue_task = Some(fuzz_enqueue);
+                        d.finish_task = Some(fuzz_finish);
+                        d.user_task_context = usize::from(deferred) as *mut c_void;
+                        d.worker_count = if r.chance(0.9) {
+                            r.pick(&[1, 2, 3, 8])
+                        } else {
+                            r.pick(&[0, 257])
+                        };
+                        if r.chance(0.05) {
+                            d.finish_task = None;
+                        }
+                    }
                     _ => {
                         d.thread_count = if r.chance(0.9) {
                             r.pick(&[0, 1, 1, 2, 3, 4])
@@ -1924,6 +1976,13 @@ impl Fuzzer {
             "air_density is not finite and >= 0",
         );
         bad.add(!positive(d.water_viscosity), "water_viscosity is not finite and > 0");
+        if d.enqueue_task.is_some() {
+            bad.add(d.finish_task.is_none(), "enqueue_task without finish_task");
+            bad.add(
+                !(1..=256).contains(&d.worker_count),
+                "worker_count is not 1 to 256 with a job system",
+            );
+        }
         (d, bad)
     }
 

@@ -78,7 +78,10 @@ pub unsafe extern "C" fn keel_world_create(desc: *const KeelWorldDesc, out_world
     call("keel_world_create", || {
         let desc = unsafe { read(desc, "desc") }?;
         let out = unsafe { output(out_world, "out_world") }?;
-        let world = World::new(&WorldDesc::from(&desc))?;
+        let world = match super::engine::host_tasks(&desc)? {
+            Some(tasks) => World::with_tasks(&WorldDesc::from(&desc), tasks)?,
+            None => World::new(&WorldDesc::from(&desc))?,
+        };
         *out = register(world)?;
         Ok(())
     })

@@ -1,8 +1,14 @@
-//! The C ABI for engine programmers (issue 30): rollback and replay.
+//! The C ABI for engine programmers (issue 30): rollback and replay, a floating origin,
+//! the host's job system.
+
+use std::ffi::c_void;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::guard::{call, output, slice, slice_mut, with_world};
 use super::types::*;
 use crate::error::{Error, ErrorKind, Result};
+use crate::tasks::TaskSystem;
 use crate::world::{BodyId, World};
 
 // ---------------------------------------------------------------------------------------
@@ -193,4 +199,83 @@ pub unsafe extern "C" fn keel_world_get_origin(
         }
         Ok(())
     })
+}
+
+// ---------------------------------------------------------------------------------------
+// The host's job system (KeelWorldDesc's enqueue_task, finish_task, user_task_context
+// and worker_count).
+
+/// The callbacks of a KeelWorldDesc, as a [`TaskSystem`].
+#[derive(Debug)]
+struct HostTasks {
+    enqueue: unsafe extern "C" fn(KeelTaskFn, u32, u32, *mut c_void, *mut c_void) -> *mut c_void,
+    finish: unsafe extern "C" fn(*mut c_void, *mut c_void),
+    user_context: *mut c_void,
+    workers: u32,
+}
+
+// SAFETY: the host's callbacks and context are for its job system, which runs tasks on
+// any of its threads; keel calls them from the thread stepping the world.
+unsafe impl Send for HostTasks {}
+unsafe impl Sync for HostTasks {}
+
+/// What a task's items run, with a panic caught on the host's worker (it must not unwind
+/// into C) to be raised again on the thread that called keel.
+struct TaskContext<'a> {
+    task: &'a (dyn Fn(u32, u32, u32) + Sync),
+    panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
+}
+
+/// The KeelTaskFn keel gives the host.
+unsafe extern "C" fn run_items(start: u32, end: u32, worker: u32, context: *mut c_void) {
+    if context.is_null() {
+        return;
+    }
+    // SAFETY: `context` is the `TaskContext` of a `HostTasks::run` that has not returned
+    // (it waits for finish_task).
+    let context = unsafe { &*context.cast::<TaskContext<'_>>() };
+    if let Err(panic) = std::panic::catch_unwind(AssertUnwindSafe(|| (context.task)(start, end, worker))) {
+        *context.panic.lock().unwrap_or_else(PoisonError::into_inner) = Some(panic);
+    }
+}
+
+impl TaskSystem for HostTasks {
+    fn worker_count(&self) -> u32 {
+        self.workers
+    }
+
+    fn run(&self, item_count: u32, min_range: u32, task: &(dyn Fn(u32, u32, u32) + Sync)) {
+        let context = TaskContext {
+            task,
+            panic: Mutex::new(None),
+        };
+        let pointer = (&raw const context).cast_mut().cast::<c_void>();
+        // SAFETY: the host's callbacks, as its KeelWorldDesc gave them; `context` lives
+        // until finish_task has returned.
+        unsafe {
+            let handle = (self.enqueue)(Some(run_items), item_count, min_range, pointer, self.user_context);
+            if !handle.is_null() {
+                (self.finish)(handle, self.user_context);
+            }
+        }
+        if let Some(panic) = context.panic.into_inner().unwrap_or_else(PoisonError::into_inner) {
+            std::panic::resume_unwind(panic);
+        }
+    }
+}
+
+/// The host's job system of a KeelWorldDesc, if it gives one.
+pub(crate) fn host_tasks(desc: &KeelWorldDesc) -> Result<Option<Arc<dyn TaskSystem>>> {
+    match (desc.enqueue_task, desc.finish_task) {
+        (None, None) => Ok(None),
+        (Some(enqueue), Some(finish)) => Ok(Some(Arc::new(HostTasks {
+            enqueue,
+            finish,
+            user_context: desc.user_task_context,
+            workers: desc.worker_count,
+        }))),
+        _ => Err(Error::argument(
+            "enqueue_task and finish_task must be both set (the host's job system) or both NULL",
+        )),
+    }
 }

@@ -121,7 +121,7 @@ pub struct KeelWorldCounts {
 }
 
 /// Constants of a world. Fill with keel_world_desc_default, then change what you need.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 #[repr(C)]
 pub struct KeelWorldDesc {
     /// m/s^2, > 0, pointing down; default 9.81.
@@ -137,6 +137,18 @@ pub struct KeelWorldDesc {
     /// thread beside one helper thread, started the first time; it spins up to 50 us
     /// after each share of a step it takes, then sleeps.
     pub thread_count: u32,
+    /// The host's job system, in place of keel's threads (Box2D v3's enqueueTask and
+    /// finishTask): both NULL (the default) keeps keel's own threads; both set, keel
+    /// starts no thread and runs keel_world_step's groups of bodies and a big body's
+    /// sections stepped alone as tasks on the host's workers, with the same bits as its
+    /// own threads give. One set without the other is refused.
+    pub enqueue_task: KeelEnqueueTask,
+    pub finish_task: KeelFinishTask,
+    /// Passed to enqueue_task and finish_task as user_context.
+    pub user_task_context: *mut std::ffi::c_void,
+    /// How many workers the host runs tasks on, 1 to 256 when the callbacks are set
+    /// (ignored otherwise); thread_count is ignored then.
+    pub worker_count: u32,
 }
 
 impl From<&KeelWorldDesc> for WorldDesc {
@@ -159,6 +171,10 @@ impl From<&WorldDesc> for KeelWorldDesc {
             air_density: d.air_density as f32,
             water_viscosity: d.water_viscosity as f32,
             thread_count: d.thread_count,
+            enqueue_task: None,
+            finish_task: None,
+            user_task_context: std::ptr::null_mut(),
+            worker_count: 0,
         }
     }
 }
@@ -525,6 +541,31 @@ pub type KeelSpectrum = u32;
 pub const KEEL_SPECTRUM_PIERSON_MOSKOWITZ: KeelSpectrum = 0;
 /// JONSWAP: a fetch-limited sea with a sharper peak.
 pub const KEEL_SPECTRUM_JONSWAP: KeelSpectrum = 1;
+
+/// One task of keel's: run items start to end - 1 (worker_index is the host's worker,
+/// 0 to worker_count - 1; keel does not use it) with the task_context keel gave.
+pub type KeelTaskFn =
+    Option<unsafe extern "C" fn(start: u32, end: u32, worker_index: u32, task_context: *mut std::ffi::c_void)>;
+
+/// Starts running task over item_count items, split into ranges of at least min_range
+/// items (the last may be shorter), on the host's workers, and returns a handle that
+/// finish_task waits on. Every item must run exactly once. Returning NULL says that the
+/// task has already run in full within this call (a serial host); finish_task is then not
+/// called. Keel calls it from the thread that called keel_world_step or keel_body_step,
+/// never from inside one of its own tasks.
+pub type KeelEnqueueTask = Option<
+    unsafe extern "C" fn(
+        task: KeelTaskFn,
+        item_count: u32,
+        min_range: u32,
+        task_context: *mut std::ffi::c_void,
+        user_context: *mut std::ffi::c_void,
+    ) -> *mut std::ffi::c_void,
+>;
+
+/// Waits until the task enqueue_task returned user_task for has run in full.
+pub type KeelFinishTask =
+    Option<unsafe extern "C" fn(user_task: *mut std::ffi::c_void, user_context: *mut std::ffi::c_void)>;
 
 /// The host's water (keel_water_set_callback): for each of the `count` points' (x, z),
 /// write the surface height, and the unit normal and water particle velocity when those

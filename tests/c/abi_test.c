@@ -2070,6 +2070,142 @@ static void test_origin(void) {
   CHECK(!near_rel(home.force.y, off.force.y, 1e-3));
 }
 
+/* The host's job system (issue 30): a tiny one of this program's own. With user_context
+   NULL it runs a task at once and returns NULL; otherwise it starts two threads that take
+   ranges of the task, and finish_task works beside them, then joins them. */
+struct TinyJob {
+  KeelTaskFn task;
+  uint32_t count, step, next;
+  void *context;
+  pthread_mutex_t lock;
+  pthread_t threads[2];
+  int started[2];
+};
+
+static int g_enqueued = 0;
+
+static int tiny_take(struct TinyJob *job, uint32_t *start, uint32_t *end) {
+  int got;
+  pthread_mutex_lock(&job->lock);
+  got = job->next < job->count;
+  if (got) {
+    *start = job->next;
+    *end = job->next + job->step < job->count ? job->next + job->step : job->count;
+    job->next = *end;
+  }
+  pthread_mutex_unlock(&job->lock);
+  return got;
+}
+
+static void *tiny_worker(void *arg) {
+  struct TinyJob *job = (struct TinyJob *)arg;
+  uint32_t start, end;
+  while (tiny_take(job, &start, &end)) {
+    job->task(start, end, 1, job->context);
+  }
+  return NULL;
+}
+
+static void *tiny_enqueue(KeelTaskFn task, uint32_t item_count, uint32_t min_range,
+                          void *task_context, void *user_context) {
+  struct TinyJob *job;
+  int i;
+  g_enqueued++;
+  if (user_context == NULL) {
+    task(0, item_count, 0, task_context);
+    return NULL;
+  }
+  job = (struct TinyJob *)calloc(1, sizeof *job);
+  job->task = task;
+  job->count = item_count;
+  job->step = min_range > 0 ? min_range : 1;
+  job->context = task_context;
+  pthread_mutex_init(&job->lock, NULL);
+  for (i = 0; i < 2; i++) {
+    job->started[i] = pthread_create(&job->threads[i], NULL, tiny_worker, job) == 0;
+  }
+  return job;
+}
+
+static void tiny_finish(void *user_task, void *user_context) {
+  struct TinyJob *job = (struct TinyJob *)user_task;
+  int i;
+  (void)user_context;
+  tiny_worker(job);
+  for (i = 0; i < 2; i++) {
+    if (job->started[i]) {
+      pthread_join(job->threads[i], NULL);
+    }
+  }
+  pthread_mutex_destroy(&job->lock);
+  free(job);
+}
+
+/* NBODIES boxes on the sea, two frames, in a world of the given description. */
+static void run_tasks_scene(const KeelWorldDesc *d, KeelBodyForces out[2][NBODIES]) {
+  KeelWorld w = 0;
+  KeelHull cube;
+  KeelBody bodies[NBODIES];
+  KeelBodyState s[NBODIES];
+  int i;
+  CHECK_OK(keel_world_create(d, &w));
+  cube = new_cube_hull(w);
+  set_sea(w);
+  varied_states(s);
+  for (i = 0; i < NBODIES; i++) {
+    /* Two kinds of body: two groups at least, each a task item. */
+    bodies[i] = new_body_with_forces(w, cube, KEEL_FORCE_VISCOUS | KEEL_FORCE_PRESSURE_DRAG |
+                                                  KEEL_FORCE_SLAMMING |
+                                                  (i % 2 ? KEEL_FORCE_AIR : KEEL_FORCE_DAMPING));
+  }
+  memset(out, 0, 2 * NBODIES * sizeof out[0][0]);
+  CHECK_OK(keel_world_step(w, bodies, s, NBODIES, 1.0f / 60.0f, out[0]));
+  for (i = 0; i < NBODIES; i++) {
+    s[i].position.y -= 0.05f;
+    s[i].center_of_mass.y -= 0.05f;
+  }
+  CHECK_OK(keel_world_step(w, bodies, s, NBODIES, 1.0f / 60.0f, out[1]));
+  CHECK_OK(keel_world_destroy(w));
+}
+
+static void test_host_tasks(void) {
+  KeelWorldDesc d;
+  KeelWorld w = 0;
+  KeelBodyForces own[2][NBODIES], serial[2][NBODIES], threaded[2][NBODIES];
+  int marker = 1;
+
+  keel_world_desc_default(&d);
+  CHECK(d.enqueue_task == NULL && d.finish_task == NULL && d.user_task_context == NULL);
+  CHECK(d.worker_count == 0);
+  d.thread_count = 1;
+  run_tasks_scene(&d, own);
+
+  d.thread_count = 0; /* ignored with a job system */
+  d.enqueue_task = tiny_enqueue;
+  d.finish_task = tiny_finish;
+  d.worker_count = 3;
+  g_enqueued = 0;
+  run_tasks_scene(&d, serial);
+  CHECK(g_enqueued > 0);
+  d.user_task_context = &marker;
+  g_enqueued = 0;
+  run_tasks_scene(&d, threaded);
+  CHECK(g_enqueued > 0);
+  CHECK(memcmp(own, serial, sizeof own) == 0);
+  CHECK(memcmp(own, threaded, sizeof own) == 0);
+  CHECK(own[1][0].force.y != 0.0f || own[1][1].force.y != 0.0f);
+
+  /* Half a job system, or no workers: refused. */
+  d.finish_task = NULL;
+  CHECK_STATUS(keel_world_create(&d, &w), KEEL_ERROR_INVALID_ARGUMENT);
+  CHECK(last_error_mentions("finish_task"));
+  d.finish_task = tiny_finish;
+  d.worker_count = 0;
+  CHECK_STATUS(keel_world_create(&d, &w), KEEL_ERROR_INVALID_ARGUMENT);
+  CHECK(last_error_mentions("worker_count"));
+  CHECK(w == 0);
+}
+
 int main(void) {
   printf("keel C ABI test: library %s, ABI %u.%u\n", keel_version_string(),
          (unsigned)(keel_abi_version() >> 16), (unsigned)(keel_abi_version() & 0xFFFF));
@@ -2090,6 +2226,7 @@ int main(void) {
   test_find_equilibrium();
   test_rollback();
   test_origin();
+  test_host_tasks();
   test_destroy_all_worlds();
   printf("%d passed, %d failed\n", g_checks - g_failures, g_failures);
   return g_failures == 0 ? 0 : 1;

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod sim;
+pub mod tasks;
 
 use glam::{DQuat, DVec3, Vec3};
 use keel::{BodyDesc, BodyId, HullDesc, HullId, World, WorldDesc};
