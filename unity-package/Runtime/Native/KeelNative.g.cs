@@ -45,6 +45,30 @@ namespace Keel.Native
     }
 
     /// <summary>
+    /// One task of keel's: run items start to end - 1 (worker_index is the host's worker,
+    /// 0 to worker_count - 1; keel does not use it) with the task_context keel gave.
+    /// </summary>
+    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+    public unsafe delegate void KeelTaskFn(uint start, uint end, uint worker_index, IntPtr task_context);
+
+    /// <summary>
+    /// Starts running task over item_count items, split into ranges of at least min_range
+    /// items (the last may be shorter), on the host's workers, and returns a handle that
+    /// finish_task waits on. Every item must run exactly once. Returning NULL says that the
+    /// task has already run in full within this call (a serial host); finish_task is then not
+    /// called. Keel calls it from the thread that called keel_world_step or keel_body_step,
+    /// never from inside one of its own tasks.
+    /// </summary>
+    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+    public unsafe delegate IntPtr KeelEnqueueTask(KeelTaskFn task, uint item_count, uint min_range, IntPtr task_context, IntPtr user_context);
+
+    /// <summary>
+    /// Waits until the task enqueue_task returned user_task for has run in full.
+    /// </summary>
+    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+    public unsafe delegate void KeelFinishTask(IntPtr user_task, IntPtr user_context);
+
+    /// <summary>
     /// Constants of a world. Fill with keel_world_desc_default, then change what you need.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
@@ -73,6 +97,24 @@ namespace Keel.Native
         /// after each share of a step it takes, then sleeps.
         /// </summary>
         public uint thread_count;
+        /// <summary>
+        /// The host's job system, in place of keel's threads (Box2D v3's enqueueTask and
+        /// finishTask): both NULL (the default) keeps keel's own threads; both set, keel
+        /// starts no thread and runs keel_world_step's groups of bodies and a big body's
+        /// sections stepped alone as tasks on the host's workers, with the same bits as its
+        /// own threads give. One set without the other is refused.
+        /// </summary>
+        public IntPtr enqueue_task;
+        public IntPtr finish_task;
+        /// <summary>
+        /// Passed to enqueue_task and finish_task as user_context.
+        /// </summary>
+        public void* user_task_context;
+        /// <summary>
+        /// How many workers the host runs tasks on, 1 to 256 when the callbacks are set
+        /// (ignored otherwise); thread_count is ignored then.
+        /// </summary>
+        public uint worker_count;
     }
 
     /// <summary>

@@ -33,6 +33,8 @@ pub enum Item {
     },
     Callback {
         name: String,
+        /// `void`, or a pointer type (`void *`).
+        ret: String,
         params: Vec<Field>,
         doc: Vec<String>,
     },
@@ -173,8 +175,9 @@ fn parse_statement(stmt: &str, body: &[(String, Vec<String>)], doc: Vec<String>)
         if let Some(open) = rest.find("(*") {
             let close = rest[open..].find(')').ok_or("bad callback typedef")? + open;
             let name = rest[open + 2..close].to_string();
+            let ret = rest[..open].trim().to_string();
             let params = parse_params(&rest[close + 1..])?;
-            return Ok(Item::Callback { name, params, doc });
+            return Ok(Item::Callback { name, ret, params, doc });
         }
         let (target, name) = split_type_and_name(rest.trim_end_matches(';'))?;
         return Ok(Item::Alias { name, target, doc });
@@ -345,7 +348,13 @@ pub fn generate_csharp(items: &[Item]) -> Result<String, String> {
                     if f.ctype == "bool" {
                         types.push_str("        [MarshalAs(UnmanagedType.U1)]\n");
                     }
+                    // (A function pointer in a struct is an IntPtr, which keeps the struct
+                    // blittable: the host passes Marshal.GetFunctionPointerForDelegate.)
+                    let callback = items
+                        .iter()
+                        .any(|it| matches!(it, Item::Callback { name, .. } if *name == f.ctype));
                     let ty = match f.ctype.strip_suffix(" *") {
+                        _ if callback => "IntPtr".to_string(),
                         Some(p) => format!("{}*", cs_value(p, items)?),
                         None => cs_value(&f.ctype, items)?,
                     };
@@ -354,14 +363,15 @@ pub fn generate_csharp(items: &[Item]) -> Result<String, String> {
                 types.push_str("    }\n\n");
             }
             Item::Alias { .. } => {}
-            Item::Callback { name, params, doc } => {
+            Item::Callback { name, ret, params, doc } => {
                 doc_lines(&mut types, "    ", doc);
+                let ret_cs = if ret.ends_with('*') { "IntPtr" } else { "void" };
                 let ps: Result<Vec<String>, String> = params
                     .iter()
                     .map(|p| Ok(format!("{} {}", cs_param(p, items, &special)?, ident(&p.name))))
                     .collect();
                 types.push_str(&format!(
-                    "    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]\n    public unsafe delegate void {name}({});\n\n",
+                    "    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]\n    public unsafe delegate {ret_cs} {name}({});\n\n",
                     ps?.join(", ")
                 ));
             }
