@@ -1,4 +1,4 @@
-//! The host's job system: a world created with a [`TaskSystem`](crate::tasks::TaskSystem) runs its parallel work on
+//! The host's job system: a world created with a [`TaskSystem`] runs its parallel work on
 //! the host's workers (Box2D v3's `enqueueTask` / `finishTask`) and starts no thread of its
 //! own.
 //!
@@ -9,7 +9,7 @@
 //!
 //! Keel does not rely on the host to run each item exactly once: every item is claimed
 //! before it runs (an item run twice does nothing the second time), and what the host did
-//! not run when [`TaskSystem::run`](crate::tasks::TaskSystem::run) returns is run then on the calling thread.
+//! not run when [`TaskSystem::run`] returns is run then on the calling thread.
 
 use std::sync::Mutex;
 use std::sync::PoisonError;
