@@ -18,6 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// The snapshot format this library writes and reads.
+#define KEEL_SNAPSHOT_VERSION 1
+
 // ABI version: major << 16 | minor. 1.1: API.md's "1.1 additions" (wind, current,
 // heightfields, callbacks, spectra, lumped resistance, added mass, the water patch, the
 // host's inertia, box hulls, hull inertia, world counts, destroying every world,
@@ -693,6 +696,81 @@ enum KeelStatus keel_body_get_waterline(KeelWorld world,
                                         struct KeelVec3 *out_points,
                                         uint32_t capacity,
                                         uint32_t *out_count);
+
+// Writes a body's snapshot: its slamming history and whether it has a last step (32
+// bytes plus 12 per triangle, padded). Restored with keel_body_restore into this body or
+// any body of a hull of the same geometry, in this world or another.
+//
+// # Safety
+// `out` is NULL or holds `capacity` bytes; `out_size` is valid.
+enum KeelStatus keel_body_snapshot(KeelWorld world,
+                                   KeelBody body,
+                                   uint8_t *out,
+                                   uint32_t capacity,
+                                   uint32_t *out_size);
+
+// Restores a body's snapshot: the body's next step gives the same bits as the step that
+// followed the snapshot, given the same state, dt and water. The body then has no last
+// step to detail until it steps.
+//
+// # Safety
+// `data` holds `size` bytes.
+enum KeelStatus keel_body_restore(KeelWorld world,
+                                  KeelBody body,
+                                  const uint8_t *data,
+                                  uint32_t size);
+
+// Writes the world's snapshot: its water time, wind, current and origin, and every
+// body's snapshot with its handle (96 bytes plus 8 and keel_body_snapshot's size per
+// body).
+//
+// # Safety
+// `out` is NULL or holds `capacity` bytes; `out_size` is valid.
+enum KeelStatus keel_world_snapshot(KeelWorld world,
+                                    uint8_t *out,
+                                    uint32_t capacity,
+                                    uint32_t *out_size);
+
+// Restores a world's snapshot into the world it was taken of, which must hold the same
+// bodies (no body created or destroyed since) on hulls of the same geometry; otherwise
+// KEEL_ERROR_INVALID_ARGUMENT with nothing changed (a game whose rollback recreates
+// bodies restores each with keel_body_restore). Every body's next step then gives the
+// same bits as after the snapshot.
+//
+// # Safety
+// `data` holds `size` bytes.
+enum KeelStatus keel_world_restore(KeelWorld world, const uint8_t *data, uint32_t size);
+
+// A 64-bit hash of the world's state (FNV-1a over its snapshot, leaving out the body
+// handles, which differ between processes): two peers whose worlds hold the same
+// bodies, created in the same order, stepped the same way, agree on it, whatever their
+// thread counts. Compare it between peers to detect a desync. It covers what keel
+// keeps; the bodies' poses and velocities are the host's to hash beside it.
+//
+// # Safety
+// `out_hash` is NULL or valid.
+enum KeelStatus keel_world_get_state_hash(KeelWorld world, uint64_t *out_hash);
+
+// Puts the world's origin at (x, y, z) in the water's frame, metres (default 0; finite,
+// within +-4e9 m). Bodies are stepped at their positions near the host's origin, and the
+// water is evaluated at position + origin in double precision, so a sea keeps its true
+// phase far out: flat water's level, Perlin and Gerstner waves, spectra and heightfields
+// are in the water's frame (a heightfield's origin_x and origin_z too). A water callback
+// is the exception: it is asked at the world positions, in the host's frame, where the
+// host's own water lives (add the origin there if it needs it). keel_water_sample takes
+// and answers world positions and heights alike. The origin is part of a world's
+// snapshot.
+enum KeelStatus keel_world_set_origin(KeelWorld world, double x, double y, double z);
+
+// Moves the world's origin by (dx, dy, dz), in double: call it when the host moves its
+// own origin by that much (its bodies' coordinates then decrease by it).
+enum KeelStatus keel_world_shift_origin(KeelWorld world, double dx, double dy, double dz);
+
+// The world's origin in the water's frame, metres.
+//
+// # Safety
+// The pointers are NULL or valid.
+enum KeelStatus keel_world_get_origin(KeelWorld world, double *out_x, double *out_y, double *out_z);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -250,6 +250,7 @@ fn cs_value(ctype: &str, items: &[Item]) -> Result<String, String> {
     Ok(match bare {
         "float" => "float".into(),
         "double" => "double".into(),
+        "uint8_t" => "byte".into(),
         "uint32_t" => "uint".into(),
         "int32_t" => "int".into(),
         "uint64_t" => "ulong".into(),
