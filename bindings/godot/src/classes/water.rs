@@ -239,6 +239,78 @@ impl KeelWater {
     pub fn get_error(&self) -> GString {
         self.error.clone()
     }
+
+    /// The water's and every body's dynamic state (the scene time, the floating origin,
+    /// each body's slamming history) as bytes, for rollback netcode and replays: after
+    /// restoring the bodies' transforms and velocities, `load_state` with these bytes
+    /// makes the next physics frames give the same forces to the bit. Empty before the
+    /// first physics frame.
+    #[func]
+    pub fn save_state(&self) -> PackedByteArray {
+        let Some(world) = self.world.as_ref() else {
+            return PackedByteArray::new();
+        };
+        let mut bytes = vec![0u8; world.snapshot_size()];
+        match world.snapshot(&mut bytes) {
+            Ok(n) => PackedByteArray::from(&bytes[..n]),
+            Err(e) => {
+                godot_error!("KeelWater.save_state: {}", e.message);
+                PackedByteArray::new()
+            }
+        }
+    }
+
+    /// Restores `save_state`'s bytes. Returns false, with the reason in the output and
+    /// nothing changed, for bytes of another scene (bodies added or removed since, other
+    /// hulls) or of another Keel version.
+    #[func]
+    pub fn load_state(&mut self, state: PackedByteArray) -> bool {
+        let Some(world) = self.world.as_mut() else {
+            godot_error!("KeelWater.load_state: the water has no world yet (before its first physics frame)");
+            return false;
+        };
+        match world.restore(state.as_slice()) {
+            Ok(()) => {
+                self.time = world.time();
+                true
+            }
+            Err(e) => {
+                godot_error!("KeelWater.load_state: {}", e.message);
+                false
+            }
+        }
+    }
+
+    /// A 64-bit hash of `save_state` (body handles left out): two peers stepping the same
+    /// scene the same way agree on it. Compare it to detect a desync.
+    #[func]
+    pub fn get_state_hash(&self) -> i64 {
+        self.world.as_ref().map_or(0, |w| w.state_hash() as i64)
+    }
+
+    /// Floating origin: call it when the game moves every node by -`shift` to keep the
+    /// player near the origin. The waves keep their true phase (the water is evaluated
+    /// at position + origin in double precision), so a boat 1000 km out feels the sea it
+    /// would at home.
+    #[func]
+    pub fn shift_origin(&mut self, shift: Vector3) {
+        let Some(world) = self.world.as_mut() else {
+            godot_error!("KeelWater.shift_origin: the water has no world yet (before its first physics frame)");
+            return;
+        };
+        if let Err(e) = world.shift_origin(dvec3(shift)) {
+            godot_error!("KeelWater.shift_origin: {}", e.message);
+        }
+    }
+
+    /// The water's origin (the sum of every `shift_origin`), m.
+    #[func]
+    pub fn get_origin(&self) -> Vector3 {
+        self.world.as_ref().map_or(Vector3::ZERO, |w| {
+            let o = w.origin();
+            Vector3::new(o.x as f32, o.y as f32, o.z as f32)
+        })
+    }
 }
 
 impl KeelWater {
