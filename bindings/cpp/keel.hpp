@@ -16,6 +16,9 @@
 //   `Status info(HullInfo &out) const` (both modes). The detail getters fill a
 //   std::vector with the two-call pattern and, given one, reuse its capacity, so that a
 //   game loop does not allocate every frame.
+// - Snapshots (World/Body::snapshot, restore) are std::vector<uint8_t>, two-call too.
+// - A host's job system goes in WorldDesc's enqueue_task/finish_task (the C callbacks),
+//   or through keel::JobSystem, which adapts a C++ parallel-for.
 //
 // SPDX-License-Identifier: MIT OR Apache-2.0
 
@@ -74,6 +77,11 @@ using WorldCounts = KeelWorldCounts;
 using BuoyancyModel = KeelBuoyancyModel;
 using Spectrum = KeelSpectrum;
 using WaterQuery = KeelWaterQuery;
+
+// A point or offset in double precision: the world's origin.
+struct DVec3 {
+  double x, y, z;
+};
 
 // ------------------------------------------------------------------------------------
 // Span: a view of contiguous elements (std::span is C++20).
@@ -234,6 +242,9 @@ inline bool abi_compatible() noexcept {
          (loaded & 0xffffu) >= (KEEL_ABI_VERSION & 0xffffu);
 }
 
+// The snapshot format this header's library writes and reads.
+constexpr uint32_t snapshot_version = KEEL_SNAPSHOT_VERSION;
+
 // The library's version, e.g. "0.1.0".
 inline const char *version() noexcept { return keel_version_string(); }
 
@@ -262,6 +273,68 @@ inline uint32_t live_world_count() noexcept { return keel_live_world_count(); }
 // its code while the native library stays loaded. Owners still holding a destroyed
 // world's handles find them gone, which their destructors accept.
 inline uint32_t destroy_all_worlds() noexcept { return keel_destroy_all_worlds(); }
+
+// ------------------------------------------------------------------------------------
+// The host's job system (WorldDesc's enqueue_task, finish_task, user_task_context and
+// worker_count). Set the C callbacks yourself, or let JobSystem adapt a parallel-for.
+
+// One of keel's tasks handed to the host: call it over item ranges, each item once.
+struct TaskRange {
+  KeelTaskFn task;
+  void *task_context;
+  void operator()(uint32_t start, uint32_t end, uint32_t worker_index) const {
+    task(start, end, worker_index, task_context);
+  }
+};
+
+// Adapts the shape of most engines' job systems, a blocking parallel-for
+//   void(uint32_t item_count, uint32_t min_range, keel::TaskRange task)
+// that calls task(start, end, worker_index) so that every item of 0..item_count runs
+// exactly once, in ranges of at least min_range items (the last may be shorter), with
+// worker_index below worker_count, and returns when all have run. Keel then starts no
+// thread of its own. The JobSystem must outlive every world created with it; it does
+// not move, since the worlds keep its address. The callable must not throw (an
+// exception cannot cross keel's C frames: it ends the program).
+template <class ParallelFor>
+class JobSystem {
+public:
+  JobSystem(ParallelFor parallel_for, uint32_t worker_count)
+      : parallel_for_(std::move(parallel_for)), worker_count_(worker_count) {}
+  JobSystem(const JobSystem &) = delete;
+  JobSystem &operator=(const JobSystem &) = delete;
+
+  // Points `desc` at this job system.
+  void install(WorldDesc &desc) noexcept {
+    desc.enqueue_task = &JobSystem::enqueue;
+    desc.finish_task = &JobSystem::finish;
+    desc.user_task_context = this;
+    desc.worker_count = worker_count_;
+  }
+  // default_world_desc() with this job system.
+  WorldDesc world_desc() noexcept {
+    WorldDesc desc = default_world_desc();
+    install(desc);
+    return desc;
+  }
+  uint32_t worker_count() const noexcept { return worker_count_; }
+
+private:
+  // The parallel-for has run the task in full when it returns: NULL tells keel so, and
+  // finish_task is never called.
+  static void *enqueue(KeelTaskFn task, uint32_t item_count, uint32_t min_range,
+                       void *task_context, void *user_context) noexcept {
+    static_cast<JobSystem *>(user_context)->parallel_for_(item_count, min_range,
+                                                           TaskRange{task, task_context});
+    return nullptr;
+  }
+  static void finish(void *, void *) noexcept {}
+
+  ParallelFor parallel_for_;
+  uint32_t worker_count_;
+};
+
+template <class ParallelFor>
+JobSystem(ParallelFor, uint32_t) -> JobSystem<ParallelFor>;
 
 // ------------------------------------------------------------------------------------
 // World.
@@ -339,6 +412,57 @@ public:
   WorldCounts counts() const {
     WorldCounts out{};
     (void)counts(out);
+    return out;
+  }
+#endif
+
+  // ---- Rollback and replay: the world's water time, wind, current, origin and every
+  // body's snapshot (not the water's settings nor the bodies' descriptions). A restore
+  // needs the world the snapshot was taken of, with the same bodies.
+  Status snapshot(std::vector<uint8_t> &out) const {
+    return detail::fetch_detail(out, [this](uint8_t *p, uint32_t cap, uint32_t *size) {
+      return keel_world_snapshot(handle_, p, cap, size);
+    });
+  }
+  Status restore(Span<const uint8_t> data) {
+    if (!detail::fits_u32(data.size())) {
+      return detail::too_many("keel_world_restore", "data");
+    }
+    return detail::check(
+        keel_world_restore(handle_, data.data(), static_cast<uint32_t>(data.size())));
+  }
+  // A 64-bit hash of what keel keeps (not the bodies' poses): compare it between peers.
+  Status state_hash(uint64_t &out) const {
+    return detail::check(keel_world_get_state_hash(handle_, &out));
+  }
+
+  // ---- The world's origin in the water's frame, metres, in double: bodies near the
+  // host's origin float on the sea far out with its true phase.
+  Status set_origin(const DVec3 &origin) {
+    return detail::check(keel_world_set_origin(handle_, origin.x, origin.y, origin.z));
+  }
+  // Call when the host moves its own origin by `delta` (its coordinates decrease by it).
+  Status shift_origin(const DVec3 &delta) {
+    return detail::check(keel_world_shift_origin(handle_, delta.x, delta.y, delta.z));
+  }
+  Status origin(DVec3 &out) const {
+    return detail::check(keel_world_get_origin(handle_, &out.x, &out.y, &out.z));
+  }
+
+#ifndef KEEL_NO_EXCEPTIONS
+  std::vector<uint8_t> snapshot() const {
+    std::vector<uint8_t> out;
+    (void)snapshot(out);
+    return out;
+  }
+  uint64_t state_hash() const {
+    uint64_t out = 0;
+    (void)state_hash(out);
+    return out;
+  }
+  DVec3 origin() const {
+    DVec3 out{};
+    (void)origin(out);
     return out;
   }
 #endif
@@ -702,6 +826,22 @@ public:
         keel_body_find_equilibrium(world_, handle_, center_of_mass_local, &in_out_state));
   }
 
+  // ---- Rollback: the body's slamming history and whether it has a last step. Restores
+  // into this body or any body of a hull of the same geometry, in any world; another
+  // geometry is refused with KEEL_ERROR_INVALID_ARGUMENT.
+  Status snapshot(std::vector<uint8_t> &out) const {
+    return detail::fetch_detail(out, [this](uint8_t *p, uint32_t cap, uint32_t *size) {
+      return keel_body_snapshot(world_, handle_, p, cap, size);
+    });
+  }
+  Status restore(Span<const uint8_t> data) {
+    if (!detail::fits_u32(data.size())) {
+      return detail::too_many("keel_body_restore", "data");
+    }
+    return detail::check(
+        keel_body_restore(world_, handle_, data.data(), static_cast<uint32_t>(data.size())));
+  }
+
   // ---- Detail of the last step (two-call pattern; `out`'s capacity is reused).
   Status triangle_forces(std::vector<TriangleForce> &out) const {
     return detail::fetch_detail(out, [this](TriangleForce *p, uint32_t cap, uint32_t *count) {
@@ -741,6 +881,11 @@ public:
   BodyState equilibrium(Vec3 center_of_mass_local, BodyState start) const {
     (void)find_equilibrium(center_of_mass_local, start);
     return start;
+  }
+  std::vector<uint8_t> snapshot() const {
+    std::vector<uint8_t> out;
+    (void)snapshot(out);
+    return out;
   }
   std::vector<TriangleForce> triangle_forces() const {
     std::vector<TriangleForce> out;

@@ -13,6 +13,8 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -433,6 +435,238 @@ void test_equilibrium() {
   CHECK(sinks.message().find("keel_body_find_equilibrium") != std::string::npos);
 }
 
+// ---- Rollback, the state hash, the origin and the host's job system.
+
+// A barge on a Gerstner sea (slamming history matters there) with its hull and body.
+struct Scene {
+  keel::World world;
+  keel::Hull hull;
+  std::vector<keel::Body> bodies;
+};
+
+void fill(Scene &scene, const keel::WorldDesc &world_desc, std::size_t body_count) {
+  CHECK_OK(keel::World::create(world_desc, scene.world));
+  keel::GerstnerWave wave{};
+  wave.amplitude = 0.4f;
+  wave.wavelength = 12.0f;
+  wave.direction_x = 1.0f;
+  wave.steepness = 0.3f;
+  CHECK_OK(scene.world.set_water_gerstner({wave}));
+  CHECK_OK(keel::Hull::create_box(scene.world, box_size(), scene.hull));
+  keel::BodyDesc desc = keel::default_body_desc();
+  desc.hull = scene.hull.handle();
+  desc.mass = 1200.0f;
+  scene.bodies.resize(body_count);
+  for (keel::Body &body : scene.bodies) {
+    CHECK_OK(keel::Body::create(scene.world, desc, body));
+  }
+}
+
+// Body i's state at step k: heaving and pitching, so that the wet area keeps changing.
+keel::BodyState moving_state(std::size_t i, int k) {
+  keel::BodyState state{};
+  const float t = static_cast<float>(k) / 60.0f;
+  const float half_pitch = 0.1f * std::sin(2.0f * t + static_cast<float>(i));
+  state.rotation = {std::sin(half_pitch), 0.0f, 0.0f, std::cos(half_pitch)};
+  state.position = {3.0f * static_cast<float>(i), 0.25f * std::sin(3.0f * t), 0.0f};
+  state.linear_velocity = {1.0f, 0.75f * std::cos(3.0f * t), 0.0f};
+  state.angular_velocity = {0.2f * std::cos(2.0f * t + static_cast<float>(i)), 0.0f, 0.0f};
+  state.center_of_mass = state.position;
+  return state;
+}
+
+// Steps k = first .. first + count - 1 of every body in one batch; the forces in order.
+std::vector<keel::BodyForces> run(Scene &scene, int first, int count) {
+  std::vector<KeelBody> handles;
+  for (const keel::Body &body : scene.bodies) {
+    handles.push_back(body.handle());
+  }
+  std::vector<keel::BodyForces> all;
+  std::vector<keel::BodyState> states(handles.size());
+  std::vector<keel::BodyForces> forces(handles.size());
+  for (int k = first; k < first + count; ++k) {
+    CHECK_OK(scene.world.set_time(k / 60.0));
+    for (std::size_t i = 0; i < handles.size(); ++i) {
+      states[i] = moving_state(i, k);
+    }
+    CHECK_OK(scene.world.step(handles, states, 1.0f / 60.0f, forces));
+    all.insert(all.end(), forces.begin(), forces.end());
+  }
+  return all;
+}
+
+bool same_bits(const std::vector<keel::BodyForces> &a, const std::vector<keel::BodyForces> &b) {
+  return !a.empty() && a.size() == b.size() &&
+         std::memcmp(a.data(), b.data(), a.size() * sizeof(keel::BodyForces)) == 0;
+}
+
+uint64_t hash_of(const keel::World &world) {
+  uint64_t hash = 0;
+  CHECK_OK(world.state_hash(hash));
+  return hash;
+}
+
+void test_world_snapshot_replays_the_same_bits() {
+  Scene scene;
+  fill(scene, keel::default_world_desc(), 3);
+  (void)run(scene, 0, 10);
+  std::vector<uint8_t> saved;
+  CHECK_OK(scene.world.snapshot(saved));
+  CHECK(!saved.empty());
+  const uint64_t hash_saved = hash_of(scene.world);
+  const std::vector<keel::BodyForces> first = run(scene, 10, 20);
+  const uint64_t hash_after = hash_of(scene.world);
+  CHECK(hash_after != hash_saved); // the steps changed the slamming history
+  std::vector<uint8_t> after_first;
+  CHECK_OK(scene.world.snapshot(after_first));
+
+  CHECK_OK(scene.world.restore(saved));
+  CHECK(hash_of(scene.world) == hash_saved);
+  const std::vector<keel::BodyForces> again = run(scene, 10, 20);
+  CHECK(same_bits(first, again));
+  CHECK(hash_of(scene.world) == hash_after);
+  std::vector<uint8_t> after_replay;
+  CHECK_OK(scene.world.snapshot(after_replay));
+  CHECK(after_replay == after_first);
+
+  // A cut-short snapshot is refused, and nothing changes.
+  const keel::Status short_data = outcome([&]() -> keel::Status {
+    return scene.world.restore(keel::Span<const uint8_t>(saved.data(), saved.size() / 2));
+  });
+  CHECK(short_data.code() == KEEL_ERROR_INVALID_ARGUMENT);
+  CHECK(hash_of(scene.world) == hash_after);
+#ifndef KEEL_NO_EXCEPTIONS
+  CHECK(scene.world.snapshot() == after_first);
+  CHECK(scene.world.state_hash() == hash_after);
+#endif
+}
+
+void test_body_snapshot_moves_between_bodies() {
+  Scene scene;
+  fill(scene, keel::default_world_desc(), 1);
+  keel::Body &body = scene.bodies[0];
+  keel::BodyForces forces{};
+  for (int k = 0; k < 10; ++k) {
+    CHECK_OK(body.step(moving_state(0, k), 1.0f / 60.0f, forces));
+  }
+  std::vector<uint8_t> saved;
+  CHECK_OK(body.snapshot(saved));
+  CHECK(saved.size() >= 32 + 12 * 12); // 32 bytes plus 12 per triangle of the box
+  std::vector<keel::BodyForces> first(5), again(5);
+  for (int k = 10; k < 15; ++k) {
+    CHECK_OK(body.step(moving_state(0, k), 1.0f / 60.0f, first[k - 10]));
+  }
+
+  // Into a fresh body of the same geometry, in the same world: it goes on as the first did.
+  keel::BodyDesc desc = keel::default_body_desc();
+  desc.hull = scene.hull.handle();
+  desc.mass = 1200.0f;
+  keel::Body twin;
+  CHECK_OK(keel::Body::create(scene.world, desc, twin));
+  CHECK_OK(twin.restore(saved));
+  for (int k = 10; k < 15; ++k) {
+    CHECK_OK(twin.step(moving_state(0, k), 1.0f / 60.0f, again[k - 10]));
+  }
+  CHECK(same_bits(first, again));
+
+  // A hull of another geometry refuses it.
+  keel::Hull cube;
+  CHECK_OK(keel::Hull::create_box(scene.world, {1.0f, 1.0f, 1.0f}, cube));
+  desc.hull = cube.handle();
+  keel::Body other;
+  CHECK_OK(keel::Body::create(scene.world, desc, other));
+  const keel::Status refused = outcome([&]() -> keel::Status { return other.restore(saved); });
+  CHECK(refused.code() == KEEL_ERROR_INVALID_ARGUMENT);
+  CHECK(refused.message().find("keel_body_restore") != std::string::npos);
+}
+
+void test_origin_round_trip() {
+  keel::World world = make_world();
+  keel::DVec3 origin{};
+  CHECK_OK(world.origin(origin));
+  CHECK(origin.x == 0.0 && origin.y == 0.0 && origin.z == 0.0);
+  const keel::DVec3 far = {1.0e8 + 0.125, -3.0, 2.5e7 - 0.5};
+  CHECK_OK(world.set_origin(far));
+  CHECK_OK(world.origin(origin));
+  CHECK(origin.x == far.x && origin.y == far.y && origin.z == far.z);
+  // Small shifts far out keep their double precision, and undo exactly.
+  CHECK_OK(world.shift_origin({0.001, 0.0, -0.25}));
+  CHECK_OK(world.origin(origin));
+  CHECK(origin.x == far.x + 0.001 && origin.z == far.z - 0.25);
+  CHECK_OK(world.shift_origin({-0.001, 0.0, 0.25}));
+  CHECK_OK(world.origin(origin));
+  CHECK(std::fabs(origin.x - far.x) < 1e-7 && origin.z == far.z);
+  // The origin is part of the world's snapshot.
+  std::vector<uint8_t> saved;
+  CHECK_OK(world.snapshot(saved));
+  CHECK_OK(world.set_origin({0.0, 0.0, 0.0}));
+  CHECK_OK(world.restore(saved));
+  CHECK_OK(world.origin(origin));
+  CHECK(std::fabs(origin.x - far.x) < 1e-7 && origin.z == far.z);
+  const keel::Status not_finite = outcome([&]() -> keel::Status {
+    return world.set_origin({std::numeric_limits<double>::quiet_NaN(), 0.0, 0.0});
+  });
+  CHECK(not_finite.code() == KEEL_ERROR_INVALID_ARGUMENT);
+#ifndef KEEL_NO_EXCEPTIONS
+  CHECK(std::fabs(world.origin().x - far.x) < 1e-7);
+#endif
+}
+
+// The smallest job system: enqueue runs the whole task inline and says so with NULL.
+int g_serial_tasks = 0;
+void *serial_enqueue(KeelTaskFn task, uint32_t item_count, uint32_t, void *task_context,
+                     void *) {
+  ++g_serial_tasks;
+  task(0, item_count, 0, task_context);
+  return nullptr;
+}
+void serial_finish(void *, void *) {}
+
+void test_job_systems_give_the_default_bits() {
+  constexpr std::size_t kBodies = 40; // enough for keel to split the batch into groups
+  Scene reference;
+  keel::WorldDesc plain = keel::default_world_desc();
+  fill(reference, plain, kBodies);
+  const std::vector<keel::BodyForces> expected = run(reference, 0, 5);
+
+  keel::WorldDesc serial = keel::default_world_desc();
+  serial.enqueue_task = &serial_enqueue;
+  serial.finish_task = &serial_finish;
+  serial.worker_count = 1;
+  Scene inline_scene;
+  fill(inline_scene, serial, kBodies);
+  g_serial_tasks = 0;
+  CHECK(same_bits(expected, run(inline_scene, 0, 5)));
+  CHECK(g_serial_tasks > 0);
+  CHECK(hash_of(inline_scene.world) == hash_of(reference.world));
+
+  // A C++ parallel-for that hands out ranges backwards on three pretend workers.
+  int ranges = 0;
+  keel::JobSystem jobs(
+      [&ranges](uint32_t count, uint32_t min_range, keel::TaskRange task) {
+        const uint32_t step = min_range > 0 ? min_range : 1;
+        uint32_t end = count;
+        for (uint32_t worker = 0; end > 0; worker = (worker + 1) % 3) {
+          const uint32_t start = end > step ? end - step : 0;
+          task(start, end, worker);
+          ++ranges;
+          end = start;
+        }
+      },
+      3);
+  Scene pooled;
+  fill(pooled, jobs.world_desc(), kBodies);
+  CHECK(same_bits(expected, run(pooled, 0, 5)));
+  CHECK(ranges > 0);
+
+  // One callback without the other is refused.
+  keel::WorldDesc half = keel::default_world_desc();
+  half.enqueue_task = &serial_enqueue;
+  keel::World refused;
+  const keel::Status status = outcome([&]() -> keel::Status { return keel::World::create(half, refused); });
+  CHECK(status.code() == KEEL_ERROR_INVALID_ARGUMENT && !refused);
+}
+
 void test_destroy_all_worlds() {
   keel::World a = make_world();
   keel::World b = make_world();
@@ -464,6 +698,10 @@ int main() {
     test_steps_and_detail_getters();
     test_water();
     test_equilibrium();
+    test_world_snapshot_replays_the_same_bits();
+    test_body_snapshot_moves_between_bodies();
+    test_origin_round_trip();
+    test_job_systems_give_the_default_bits();
     test_destroy_all_worlds();
 #ifndef KEEL_NO_EXCEPTIONS
   } catch (const keel::Error &e) {
