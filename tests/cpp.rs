@@ -196,6 +196,7 @@ fn assert_sane_full_run(stdout: &str) {
         "[ ok ] Gerstner sea: box mean draft",
         "[ ok ] flat water: boat displaces",
         "[ ok ] nothing exploded",
+        "[ ok ] the engine's pool",
     ] {
         assert!(
             stdout.contains(check),

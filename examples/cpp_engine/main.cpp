@@ -3,6 +3,9 @@
 // and integrates them, as an engine would. Flat water first, then a Gerstner sea; the
 // motion is printed twice a second, and at the end the run checks itself against
 // Archimedes (the box's mean draft) and for blow-ups, exiting 1 if anything is off.
+// Keel's batch runs on the engine's own thread pool (keel::JobSystem over
+// engine::ThreadPool, so keel starts no thread), and each step is compared bit for bit
+// with the same bodies in a world on keel's own path.
 //
 //   cpp_engine [--flat SECONDS] [--waves SECONDS]
 //
@@ -14,8 +17,10 @@
 #include "boat_mesh.hpp"
 #include "keel.hpp"
 #include "rigid_body.hpp"
+#include "thread_pool.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -141,17 +146,34 @@ struct Scene {
   Thing box;
   Thing boat;
   double boat_mass = 0;
+  // The same bodies in a world on keel's own path (no job system): each step is
+  // compared bit for bit with the main world's, which runs on the engine's pool.
+  keel::World shadow_world;
+  keel::Hull shadow_box_hull;
+  keel::Hull shadow_boat_hull;
+  keel::Body shadow_box;
+  keel::Body shadow_boat;
 };
 
+keel::Body twin_body(const keel::World &world, const keel::Body &body, const keel::Hull &hull) {
+  keel::BodyDesc desc = body.desc();
+  desc.hull = hull.handle();
+  return keel::Body::create(world, desc);
+}
+
 // The box is dropped from 0.1 m above the water; the boat is spawned at rest where keel
-// says it floats (keel_body_find_equilibrium).
-Scene make_scene() {
+// says it floats (keel_body_find_equilibrium). `jobs_desc` carries the engine's job system.
+Scene make_scene(keel::WorldDesc jobs_desc) {
   Scene scene;
-  keel::WorldDesc world_desc = keel::default_world_desc();
-  world_desc.gravity = static_cast<float>(kGravity);
-  world_desc.water_density = static_cast<float>(kWaterDensity);
-  world_desc.thread_count = 1; // the engine's own thread; two small bodies need no pool
-  scene.world = keel::World(world_desc);
+  jobs_desc.gravity = static_cast<float>(kGravity);
+  jobs_desc.water_density = static_cast<float>(kWaterDensity);
+  scene.world = keel::World(jobs_desc);
+  keel::WorldDesc own_desc = jobs_desc;
+  own_desc.enqueue_task = nullptr;
+  own_desc.finish_task = nullptr;
+  own_desc.user_task_context = nullptr;
+  own_desc.thread_count = 1;
+  scene.shadow_world = keel::World(own_desc);
 
   scene.box_hull = keel::Hull::create_box(scene.world, {kBoxWidth, kBoxHeight, kBoxLength});
   const engine::Mesh boat_mesh = engine::make_boat(6.0f, 2.2f, 1.1f, 0.5f);
@@ -168,6 +190,10 @@ Scene make_scene() {
   boat_start.position = {8.0f, 0.0f, 0.0f};
   scene.boat.rigid.set_pose(
       scene.boat.body.equilibrium(engine::kv(scene.boat.rigid.center_of_mass_local), boat_start));
+  scene.shadow_box_hull = keel::Hull::create_box(scene.shadow_world, {kBoxWidth, kBoxHeight, kBoxLength});
+  scene.shadow_boat_hull = keel::Hull::create(scene.shadow_world, boat_mesh.vertices, boat_mesh.indices);
+  scene.shadow_box = twin_body(scene.shadow_world, scene.box.body, scene.shadow_box_hull);
+  scene.shadow_boat = twin_body(scene.shadow_world, scene.boat.body, scene.shadow_boat_hull);
   return scene;
 }
 
@@ -176,6 +202,7 @@ struct Record {
   Mean flat_draft, wave_draft, boat_flat_volume;
   double boat_first_lift = 0, max_speed = 0, max_spin = 0, box_min_up = 1, boat_min_up = 1;
   bool finite = true;
+  long steps = 0, steps_off_keels_bits = 0;
 };
 
 // The box's draft at its bottom's centre, against the water right there.
@@ -217,14 +244,21 @@ Record simulate(Scene &scene, const Options &options) {
     const double t = step * dt;
     if (step == flat_steps) {
       scene.world.set_water_gerstner(sea());
+      scene.shadow_world.set_water_gerstner(sea());
       std::printf("-- Gerstner sea from t = %.1f s --\n", t);
     }
     scene.world.set_time(t);
+    scene.shadow_world.set_time(t);
 
     const KeelBody handles[2] = {scene.box.body.handle(), scene.boat.body.handle()};
     const keel::BodyState states[2] = {scene.box.rigid.state(), scene.boat.rigid.state()};
     keel::BodyForces forces[2] = {};
     scene.world.step(handles, states, static_cast<float>(dt), forces);
+    const KeelBody shadow_handles[2] = {scene.shadow_box.handle(), scene.shadow_boat.handle()};
+    keel::BodyForces shadow_forces[2] = {};
+    scene.shadow_world.step(shadow_handles, states, static_cast<float>(dt), shadow_forces);
+    ++record.steps;
+    record.steps_off_keels_bits += std::memcmp(forces, shadow_forces, sizeof forces) != 0 ? 1 : 0;
 
     const double draft = box_draft(scene);
     const bool flat = step < flat_steps;
@@ -251,7 +285,7 @@ Record simulate(Scene &scene, const Options &options) {
 }
 
 // The closing verdict: the number of failed checks.
-int judge(const Record &r, const Options &options, double boat_mass) {
+int judge(const Record &r, const Options &options, double boat_mass, uint64_t pool_jobs) {
   const double archimedes_draft = kBoxMass / (kWaterDensity * kBoxWidth * kBoxLength);
   const double boat_volume = boat_mass / kWaterDensity;
   const bool long_flat = options.flat_seconds >= kFlatSettle + 3.0;
@@ -275,6 +309,10 @@ int judge(const Record &r, const Options &options, double boat_mass) {
                            r.boat_flat_volume.value(), boat_volume));
   checks.require(r.box_min_up > 0.8 && r.boat_min_up > 0.8,
                  format("both stayed upright: lowest up.y box %.3f, boat %.3f", r.box_min_up, r.boat_min_up));
+  checks.require(r.steps > 0 && r.steps_off_keels_bits == 0 && pool_jobs > 0,
+                 format("the engine's pool (%.0f jobs) gave keel's own bits: %.0f of %.0f steps differ",
+                        static_cast<double>(pool_jobs), static_cast<double>(r.steps_off_keels_bits),
+                        static_cast<double>(r.steps)));
   return checks.failures;
 }
 
@@ -293,7 +331,12 @@ int main(int argc, char **argv) {
   std::printf("keel %s, ABI %u.%u\n", keel::version(), keel::abi_version() >> 16,
               keel::abi_version() & 0xffffu);
   try {
-    Scene scene = make_scene();
+    // The engine's job system, declared before the scene: the world keeps its address.
+    engine::ThreadPool pool(2);
+    keel::JobSystem jobs([&pool](uint32_t count, uint32_t min_range,
+                                 keel::TaskRange task) { pool.parallel_for(count, min_range, task); },
+                         pool.worker_count());
+    Scene scene = make_scene(jobs.world_desc());
     const Record record = simulate(scene, options);
 
     // The detail an engine draws foam and debug views from (two-call getters).
@@ -302,7 +345,7 @@ int main(int argc, char **argv) {
     std::printf("boat at the end: %zu waterline segments, %zu submerged triangles\n",
                 waterline.size() / 2, wet.size() / 3);
 
-    const int failures = judge(record, options, scene.boat_mass);
+    const int failures = judge(record, options, scene.boat_mass, pool.jobs_run());
     if (failures != 0) {
       std::printf("physics sanity: %d check(s) FAILED\n", failures);
       return 1;
