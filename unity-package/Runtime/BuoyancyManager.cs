@@ -1,7 +1,6 @@
 // Steps every registered PhysicsBuoyancy in one native batch call per FixedUpdate (per
 // water density), with pooled arrays: no managed allocation per frame once warm.
 // SPDX-License-Identifier: MIT OR Apache-2.0
-using System.Collections.Generic;
 using Keel.Native;
 using UnityEngine;
 
@@ -17,16 +16,24 @@ namespace Keel
         /// <summary>The active manager, or null (bodies then step alone).</summary>
         public static BuoyancyManager Instance { get { return s_Instance; } }
 
-        private readonly List<PhysicsBuoyancy> m_Bodies = new List<PhysicsBuoyancy>();
+        // The registered bodies, dense: a body knows its slot, so leaving is a swap with the
+        // last one (order does not matter: every body's step is independent).
+        private PhysicsBuoyancy[] m_Bodies = new PhysicsBuoyancy[0];
+        private int m_Count;
+        // The step's batch, pooled; slot i of every array is m_Batch[i]'s.
         private PhysicsBuoyancy[] m_Batch = new PhysicsBuoyancy[0];
         private ulong[] m_Handles = new ulong[0];
         private ulong[] m_Worlds = new ulong[0];
         private KeelBodyState[] m_States = new KeelBodyState[0];
-        private KeelBodyForces[] m_Forces = new KeelBodyForces[0];
+        // Results stay here: a batched body's LastForces reads its slot (PhysicsBuoyancy.
+        // m_ResultSlot), not a copy. A body's slot, when it has one, is always its index in
+        // the step being built, so that a step overwrites only the slots of its own bodies:
+        // a body that gets another index or none copies its result out first (KeepResult).
+        internal KeelBodyForces[] m_Results = new KeelBodyForces[0];
         private bool m_ErrorLogged;
 
         /// <summary>How many bodies the manager steps.</summary>
-        public int Count { get { return m_Bodies.Count; } }
+        public int Count { get { return m_Count; } }
 
         internal static void ResetStatics() { s_Instance = null; }
 
@@ -46,23 +53,45 @@ namespace Keel
         private void OnDisable()
         {
             if (s_Instance != this) return;
-            for (int i = m_Bodies.Count - 1; i >= 0; i--) m_Bodies[i].m_Manager = null;
-            m_Bodies.Clear();
+            for (int i = m_Count - 1; i >= 0; i--)
+            {
+                PhysicsBuoyancy body = m_Bodies[i];
+                body.KeepResult();
+                body.m_Manager = null;
+                body.m_ManagerIndex = -1;
+                m_Bodies[i] = null;
+            }
+            m_Count = 0;
             s_Instance = null;
         }
 
+        // A body is registered from its OnEnable to its OnDisable, so every registered body
+        // is active and enabled: the step does not ask.
         internal void Register(PhysicsBuoyancy body)
         {
             if (body.m_Manager == this) return;
+            if (m_Count == m_Bodies.Length)
+            {
+                var grown = new PhysicsBuoyancy[Mathf.Max(16, 2 * m_Count)];
+                System.Array.Copy(m_Bodies, grown, m_Count);
+                m_Bodies = grown;
+            }
             body.m_Manager = this;
-            m_Bodies.Add(body);
+            body.m_ManagerIndex = m_Count;
+            m_Bodies[m_Count++] = body;
         }
 
         internal void Unregister(PhysicsBuoyancy body)
         {
             if (body.m_Manager != this) return;
+            body.KeepResult();
+            int slot = body.m_ManagerIndex;
+            PhysicsBuoyancy last = m_Bodies[--m_Count];
+            m_Bodies[slot] = last;
+            last.m_ManagerIndex = slot;
+            m_Bodies[m_Count] = null;
             body.m_Manager = null;
-            m_Bodies.Remove(body);
+            body.m_ManagerIndex = -1;
         }
 
         private void Grow(int n)
@@ -73,7 +102,10 @@ namespace Keel
             m_Handles = new ulong[size];
             m_Worlds = new ulong[size];
             m_States = new KeelBodyState[size];
-            m_Forces = new KeelBodyForces[size];
+            // Bodies keep their result slots across the growth.
+            var results = new KeelBodyForces[size];
+            System.Array.Copy(m_Results, results, m_Results.Length);
+            m_Results = results;
         }
 
         private void FixedUpdate() { StepAll(Time.fixedDeltaTime); }
@@ -81,15 +113,30 @@ namespace Keel
         /// <summary>Steps every registered body once; FixedUpdate calls it.</summary>
         public void StepAll(float dt)
         {
-            int n = m_Bodies.Count;
+            int n = m_Count;
             Grow(n);
             int count = 0;
-            for (int i = 0; i < n; i++)
+            int generation = KeelRuntime.Generation;
+            PhysicsBuoyancy[] bodies = m_Bodies;
+            PhysicsBuoyancy[] batch = m_Batch;
+            fixed (ulong* handles = m_Handles)
+            fixed (ulong* worlds = m_Worlds)
+            fixed (KeelBodyState* states = m_States)
             {
-                PhysicsBuoyancy body = m_Bodies[i];
-                if (!body.isActiveAndEnabled) continue;
-                if (!body.TryPrepare(out m_Worlds[count], out m_Handles[count], out m_States[count])) continue;
-                m_Batch[count++] = body;
+                for (int i = 0; i < n; i++)
+                {
+                    PhysicsBuoyancy body = bodies[i];
+                    if (!body.IsReady(generation) && !body.Prepare())
+                    {
+                        body.KeepResult();
+                        continue;
+                    }
+                    if (body.m_ResultSlot != count) body.KeepResult();
+                    body.WriteState(states + count);
+                    handles[count] = body.m_Body;
+                    worlds[count] = body.m_World;
+                    batch[count++] = body;
+                }
             }
             if (count == 0) return;
             KeelRuntime.SyncTime();
@@ -110,6 +157,8 @@ namespace Keel
         private void Swap(int a, int b)
         {
             if (a == b) return;
+            m_Batch[a].KeepResult();
+            m_Batch[b].KeepResult();
             PhysicsBuoyancy tb = m_Batch[a]; m_Batch[a] = m_Batch[b]; m_Batch[b] = tb;
             ulong th = m_Handles[a]; m_Handles[a] = m_Handles[b]; m_Handles[b] = th;
             ulong tw = m_Worlds[a]; m_Worlds[a] = m_Worlds[b]; m_Worlds[b] = tw;
@@ -118,18 +167,25 @@ namespace Keel
 
         private void StepRange(ulong world, int start, int count, float dt)
         {
-            KeelStatus status;
+            PhysicsBuoyancy[] batch = m_Batch;
             fixed (ulong* handles = m_Handles)
             fixed (KeelBodyState* states = m_States)
-            fixed (KeelBodyForces* forces = m_Forces)
-                status = KeelNative.keel_world_step(world, handles + start, states + start, (uint)count, dt, forces + start);
-            if (status != KeelStatus.KEEL_OK)
+            fixed (KeelBodyForces* forces = m_Results)
             {
-                if (!m_ErrorLogged) Debug.LogError("Keel BuoyancyManager: the batch step failed: " + KeelLibrary.LastErrorMessage(), this);
-                m_ErrorLogged = true;
-                return;
+                KeelStatus status = KeelNative.keel_world_step(world, handles + start, states + start, (uint)count, dt, forces + start);
+                if (status != KeelStatus.KEEL_OK)
+                {
+                    if (!m_ErrorLogged) Debug.LogError("Keel BuoyancyManager: the batch step failed: " + KeelLibrary.LastErrorMessage(), this);
+                    m_ErrorLogged = true;
+                    return;
+                }
+                for (int i = start; i < start + count; i++)
+                {
+                    PhysicsBuoyancy body = batch[i];
+                    body.m_ResultSlot = i;
+                    body.Apply(forces + i);
+                }
             }
-            for (int i = start; i < start + count; i++) m_Batch[i].Apply(ref m_Forces[i]);
         }
     }
 }

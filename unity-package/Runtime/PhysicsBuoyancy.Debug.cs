@@ -82,13 +82,14 @@ namespace Keel
             n = ReadPart(Part.Waterline);
             Gizmos.color = Color.white;
             for (int i = 0; i + 1 < n; i += 2) Gizmos.DrawLine(m_DebugVertices[i].ToUnity(), m_DebugVertices[i + 1].ToUnity());
-            Vector3 cob = m_Forces.center_of_buoyancy.ToUnity();
+            KeelBodyForces forces = CurrentForces();
+            Vector3 cob = forces.center_of_buoyancy.ToUnity();
             Gizmos.color = Color.yellow;
             Gizmos.DrawSphere(cob, 0.05f);
             // The force arrow: 1 m per body weight.
             float weight = Mathf.Max(1e-3f, m_Rigidbody.mass * -Physics.gravity.y);
             Gizmos.color = Color.green;
-            Gizmos.DrawRay(m_Rigidbody.worldCenterOfMass, m_Forces.force.ToUnity() / weight);
+            Gizmos.DrawRay(m_Rigidbody.worldCenterOfMass, forces.force.ToUnity() / weight);
         }
     }
 }

@@ -9,15 +9,34 @@ namespace Keel
 {
     public sealed unsafe partial class PhysicsBuoyancy
     {
+        /// <summary>
+        /// Steps between two reads of the Rigidbody's mass, centre of mass and inertia: they are
+        /// native calls in Unity, and they change rarely (a script, or Unity's automatic values
+        /// after a collider change), so a body re-reads them every this many steps (staggered
+        /// between bodies) instead of every step; ApplySettings() sends them at the next step.
+        /// </summary>
+        public const int RigidbodyRefreshSteps = 8;
+        private static int s_Stagger;
+
         private Rigidbody m_Rigidbody;
         internal BuoyancyManager m_Manager;
-        private ulong m_World, m_Hull, m_Body;
-        private int m_Generation;
-        private bool m_Failed, m_StepErrorLogged, m_DescDirty = true;
+        internal int m_ManagerIndex = -1;
+        internal ulong m_World, m_Body;
+        private ulong m_Hull;
+        internal int m_Generation;
+        internal bool m_DescDirty = true;
+        private bool m_Failed, m_StepErrorLogged;
+        internal int m_RefreshIn;
+        // LastForces: the manager's result slot m_ResultSlot when it is >= 0 (the manager keeps
+        // it valid: see BuoyancyManager), else this copy (stepping alone, or after leaving a batch).
         private KeelBodyForces m_Forces;
+        internal int m_ResultSlot = -1;
         private float m_DescMass;
         private Vector3 m_DescInertia;
         private Quaternion m_DescInertiaRotation;
+        // Rigidbody.centerOfMass, body-local, read with the mass: the state's world centre of
+        // mass is position + rotation * this, which is what Unity's worldCenterOfMass computes.
+        private Vector3 m_LocalCenterOfMass;
         private KeelTriangleForce[] m_TriangleForces = new KeelTriangleForce[64];
 
         /// <summary>The KEEL_FORCE_* bits of the toggles.</summary>
@@ -78,18 +97,38 @@ namespace Keel
         /// <summary>Forget a refused mesh (after fixing it) so that the next step tries again.</summary>
         public void ResetFailure() { m_Failed = false; m_StepErrorLogged = false; }
 
+        /// <summary>
+        /// True when the body can step without any check beyond this: its native body is
+        /// current, no setting waits to be sent and the Rigidbody's mass is not due for a
+        /// re-read (which this counts down). Otherwise Prepare() does the rest.
+        /// </summary>
+        internal bool IsReady(int generation)
+        {
+            return m_Generation == generation && m_Body != 0 && !m_DescDirty && --m_RefreshIn > 0;
+        }
+
+        /// <summary>Creates, refreshes or re-sends the native body; false: skip this step (logged once).</summary>
+        internal bool Prepare()
+        {
+            try
+            {
+                return EnsureBody();
+            }
+            catch (KeelException e)
+            {
+                LogStepError(e);
+                return false;
+            }
+        }
+
         private bool EnsureBody()
         {
             if (m_Failed) return false;
             if (m_Generation != KeelRuntime.Generation) { m_World = m_Hull = m_Body = 0; }
             if (m_Body != 0)
             {
-                // Mass and inertia can change under the component (scripts, Unity's automatic
-                // tensor after a collider change): compare each step, send only on change.
-                Rigidbody rb = m_Rigidbody;
-                if (m_DescDirty || rb.mass != m_DescMass || !rb.inertiaTensor.Equals(m_DescInertia)
-                    || !rb.inertiaTensorRotation.Equals(m_DescInertiaRotation))
-                    SetDesc();
+                if (m_DescDirty) SetDesc();
+                else if (m_RefreshIn <= 0) RefreshFromRigidbody();
                 return true;
             }
             m_World = KeelRuntime.GetWorld(rhoWater);
@@ -107,7 +146,24 @@ namespace Keel
             }
             m_Body = body;
             Remember(desc);
+            // Bodies made together re-read their Rigidbody on different steps.
+            m_RefreshIn = 1 + (s_Stagger++ & (RigidbodyRefreshSteps - 1));
             return true;
+        }
+
+        /// <summary>
+        /// The scheduled re-read: mass, centre of mass and inertia can change under the
+        /// component (scripts, Unity's automatic values after a collider change); the
+        /// description is sent only when one of them did.
+        /// </summary>
+        private void RefreshFromRigidbody()
+        {
+            Rigidbody rb = m_Rigidbody;
+            m_LocalCenterOfMass = rb.centerOfMass;
+            m_RefreshIn = RigidbodyRefreshSteps;
+            if (rb.mass != m_DescMass || !rb.inertiaTensor.Equals(m_DescInertia)
+                || !rb.inertiaTensorRotation.Equals(m_DescInertiaRotation))
+                SetDesc();
         }
 
         private void SetDesc()
@@ -122,6 +178,8 @@ namespace Keel
             m_DescMass = desc.mass;
             m_DescInertia = m_Rigidbody.inertiaTensor;
             m_DescInertiaRotation = m_Rigidbody.inertiaTensorRotation;
+            m_LocalCenterOfMass = m_Rigidbody.centerOfMass;
+            m_RefreshIn = RigidbodyRefreshSteps;
             m_DescDirty = false;
         }
 
@@ -167,41 +225,31 @@ namespace Keel
             return true;
         }
 
-        /// <summary>The Rigidbody's pose and motion as keel wants them.</summary>
-        internal KeelBodyState ReadState()
+        /// <summary>The Rigidbody's pose and motion as keel wants them, written in place.</summary>
+        internal void WriteState(KeelBodyState* s)
         {
             Rigidbody rb = m_Rigidbody;
-            var s = new KeelBodyState();
-            s.position = rb.position.ToKeel();
-            s.rotation = rb.rotation.ToKeel();
+            Vector3 p = rb.position;
+            Quaternion q = rb.rotation;
 #if UNITY_6000_0_OR_NEWER
-            s.linear_velocity = rb.linearVelocity.ToKeel();
+            Vector3 v = rb.linearVelocity;
 #else
-            s.linear_velocity = rb.velocity.ToKeel();
+            Vector3 v = rb.velocity;
 #endif
-            s.angular_velocity = rb.angularVelocity.ToKeel();
-            s.center_of_mass = rb.worldCenterOfMass.ToKeel();
-            return s;
-        }
-
-        /// <summary>For the manager's batch: the world and body to step, or false to skip.</summary>
-        internal bool TryPrepare(out ulong world, out ulong body, out KeelBodyState state)
-        {
-            world = body = 0;
-            state = default(KeelBodyState);
-            try
-            {
-                if (!EnsureBody()) return false;
-            }
-            catch (KeelException e)
-            {
-                LogStepError(e);
-                return false;
-            }
-            world = m_World;
-            body = m_Body;
-            state = ReadState();
-            return true;
+            Vector3 w = rb.angularVelocity;
+            s->position.x = p.x; s->position.y = p.y; s->position.z = p.z;
+            s->rotation.x = q.x; s->rotation.y = q.y; s->rotation.z = q.z; s->rotation.w = q.w;
+            s->linear_velocity.x = v.x; s->linear_velocity.y = v.y; s->linear_velocity.z = v.z;
+            s->angular_velocity.x = w.x; s->angular_velocity.y = w.y; s->angular_velocity.z = w.z;
+            // Unity's worldCenterOfMass is position + rotation * centerOfMass (centerOfMass
+            // follows the pose, not the scale): computed here rather than read, a native call
+            // less, in scalars because chains of Vector3 operators cost ~100 ns under mono.
+            // Rotating c by q: c + 2 q.w (q x c) + 2 q x (q x c).
+            Vector3 c = m_LocalCenterOfMass;
+            float tx = 2f * (q.y * c.z - q.z * c.y), ty = 2f * (q.z * c.x - q.x * c.z), tz = 2f * (q.x * c.y - q.y * c.x);
+            s->center_of_mass.x = p.x + (c.x + q.w * tx + (q.y * tz - q.z * ty));
+            s->center_of_mass.y = p.y + (c.y + q.w * ty + (q.z * tx - q.x * tz));
+            s->center_of_mass.z = p.z + (c.z + q.w * tz + (q.x * ty - q.y * tx));
         }
 
         private void LogStepError(Exception e)
@@ -212,26 +260,54 @@ namespace Keel
 
         private void StepAlone()
         {
-            ulong world, body;
+            if (!IsReady(KeelRuntime.Generation) && !Prepare()) return;
             KeelBodyState state;
-            if (!TryPrepare(out world, out body, out state)) return;
+            WriteState(&state);
             KeelRuntime.SyncTime();
             KeelBodyForces forces;
-            KeelStatus status = KeelNative.keel_body_step(world, body, &state, Time.fixedDeltaTime, &forces);
+            KeelStatus status = KeelNative.keel_body_step(m_World, m_Body, &state, Time.fixedDeltaTime, &forces);
             if (status != KeelStatus.KEEL_OK) { LogStepError(new KeelException(status, KeelLibrary.LastErrorMessage())); return; }
-            Apply(ref forces);
+            m_Forces = forces;
+            Apply(&forces);
         }
 
-        /// <summary>Applies a step's result to the Rigidbody.</summary>
-        internal void Apply(ref KeelBodyForces forces)
+        /// <summary>The last step's forces as they are (the batch's slot or the copy).</summary>
+        private KeelBodyForces CurrentForces()
         {
-            m_Forces = forces;
+            return m_ResultSlot >= 0 ? m_Manager.m_Results[m_ResultSlot] : m_Forces;
+        }
+
+        /// <summary>Copies the batch's slot before the manager reuses it for another body.</summary>
+        internal void KeepResult()
+        {
+            if (m_ResultSlot < 0) return;
+            m_Forces = m_Manager.m_Results[m_ResultSlot];
+            m_ResultSlot = -1;
+        }
+
+        /// <summary>Applies a step's result to the Rigidbody (a manager has set LastForces already).</summary>
+        internal void Apply(KeelBodyForces* forces)
+        {
+            // The common case first, with nothing but the two calls.
+            if (forceApplication == KeelForceApplication.ForceAndTorque && !useSimpleDrag
+                && (object)underWaterObj == null && (object)aboveWaterObj == null)
+            {
+                Rigidbody body = m_Rigidbody;
+                body.AddForce(new Vector3(forces->force.x, forces->force.y, forces->force.z));
+                body.AddTorque(new Vector3(forces->torque.x, forces->torque.y, forces->torque.z));
+                return;
+            }
+            ApplyWithOptions(forces);
+        }
+
+        private void ApplyWithOptions(KeelBodyForces* forces)
+        {
             Rigidbody rb = m_Rigidbody;
             if (forceApplication == KeelForceApplication.PerTriangle) ApplyPerTriangle();
             else
             {
-                rb.AddForce(forces.force.ToUnity());
-                rb.AddTorque(forces.torque.ToUnity());
+                rb.AddForce(forces->force.ToUnity());
+                rb.AddTorque(forces->torque.ToUnity());
             }
             // The figure-19 views follow each step (no Update method: Unity calls every
             // declared Update, a cost per body even when there is nothing to show).
@@ -239,7 +315,7 @@ namespace Keel
             if (useSimpleDrag)
             {
                 // Thesis function A.5.
-                float ratio = forces.wetted_ratio;
+                float ratio = forces->wetted_ratio;
 #if UNITY_6000_0_OR_NEWER
                 rb.linearDamping = (maxDrag - minDrag) * ratio + minDrag;
                 rb.angularDamping = (maxAngDrag - minAngDrag) * ratio + minAngDrag;

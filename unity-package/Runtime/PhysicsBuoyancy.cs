@@ -113,7 +113,7 @@ namespace Keel
         public MeshFilter hullMesh;
 
         /// <summary>The last step's forces (world axes).</summary>
-        public KeelBodyForces LastForces { get { return m_Forces; } }
+        public KeelBodyForces LastForces { get { return CurrentForces(); } }
 
         /// <summary>The native body handle, 0 when there is none.</summary>
         public ulong BodyHandle { get { return m_Generation == KeelRuntime.Generation ? m_Body : 0; } }
@@ -147,10 +147,11 @@ namespace Keel
         }
 
         /// <summary>
-        /// Call after changing fields from a script (the Rigidbody's mass and inertia are
-        /// followed every step by themselves). (The mesh
-        /// is read once: bodies of the same mesh and scale share one native hull; to change a
-        /// hull's shape, give the MeshFilter a new Mesh.)
+        /// Call after changing fields from a script, or the Rigidbody's mass, centerOfMass or
+        /// inertia when the change must reach the engine at the next step: by themselves those
+        /// are re-read every RigidbodyRefreshSteps steps. (The mesh is read once: bodies of the
+        /// same mesh and scale share one native hull; to change a hull's shape, give the
+        /// MeshFilter a new Mesh.)
         /// </summary>
         public void ApplySettings() { m_DescDirty = true; }
 

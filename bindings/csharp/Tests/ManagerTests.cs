@@ -61,6 +61,59 @@ namespace Keel.Tests
             Assert.AreEqual(0L, allocated, "bytes allocated by 50 batched steps of 100 bodies");
         }
 
+        // A batched body's LastForces is its slot in the manager's results: bodies leaving the
+        // batch, bodies of another world (another water density) whose batch fails while the
+        // other world's succeeds, and the manager going away must each leave every body with
+        // its own last forces. At rest each carries its weight, different for every body, so a
+        // body showing another's forces fails.
+        [Test]
+        public void EveryBodyKeepsItsOwnLastForces()
+        {
+            Water(KeelWaterModel.Flat);
+            var manager = new GameObject("Manager").AddComponent<BuoyancyManager>();
+            var bodies = new List<PhysicsBuoyancy>();
+            for (int i = 0; i < 8; i++)
+            {
+                PhysicsBuoyancy b = Box("Box " + i, Vector3.one, 200f + 70f * i, new Vector3(3f * i, 0f, 0f));
+                // Every other body floats in sea water: a second world, so the batch is partitioned.
+                if (i % 2 == 1) b.rhoWater = 1025f;
+                bodies.Add(b);
+            }
+            StandInPlayerLoop.Run(20f);
+            AssertWeights(bodies, "settled");
+
+            PhysicsBuoyancy first = bodies[0], second = bodies[1], broken = bodies[3];
+            UnityEngine.Object.Destroy(second.gameObject);
+            bodies[4].enabled = false;
+            StandInPlayerLoop.Step(3);
+            Assert.AreEqual(6, manager.Count);
+            bodies.Remove(second);
+            AssertWeights(bodies, "after two bodies left the batch");
+
+            // A state the engine refuses fails the sea-water batch; the fresh-water one steps.
+            broken.GetComponent<Rigidbody>().velocity = new Vector3(float.NaN, 0f, 0f);
+            UnityEngine.Object.Destroy(first.gameObject);
+            StandInPlayerLoop.Step(3);
+            bodies.Remove(first);
+            AssertWeights(bodies, "after a failed batch of one world");
+
+            manager.enabled = false;
+            AssertWeights(bodies, "after the manager went");
+            // (The sea-water bodies fell for three steps without force: only the others rest.)
+            bodies.RemoveAll(b => b.rhoWater != RhoWater);
+            StandInPlayerLoop.Step(3);
+            AssertWeights(bodies, "stepping alone");
+        }
+
+        private static void AssertWeights(List<PhysicsBuoyancy> bodies, string when)
+        {
+            foreach (PhysicsBuoyancy b in bodies)
+            {
+                float weight = b.GetComponent<Rigidbody>().mass * G;
+                Assert.That(b.LastForces.force.y, Is.EqualTo(weight).Within(0.01f * weight), b.name + ", " + when);
+            }
+        }
+
         [Test]
         public void BodiesStepAloneWhenTheManagerGoes()
         {

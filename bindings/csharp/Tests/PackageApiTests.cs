@@ -47,23 +47,84 @@ namespace Keel.Tests
             AssertOneErrorAndNoForce(body, "scaled to zero");
         }
 
-        [Test]
-        public unsafe void RigidbodyMassAndInertiaReachTheNativeBody()
+        private static KeelBodyDesc NativeDesc(PhysicsBuoyancy body)
         {
-            PhysicsBuoyancy raft = Box("Raft", new Vector3(2f, 0.5f, 2f), 1000f, Vector3.zero);
-            StandInPlayerLoop.Step(2);
-            var rb = raft.GetComponent<Rigidbody>();
-            rb.mass = 800f;
+            KeelBodyDesc desc;
+            KeelLibrary.Check(KeelNative.keel_body_get_desc(KeelRuntime.GetWorld(RhoWater), body.BodyHandle, out desc));
+            return desc;
+        }
+
+        private static void ChangeMassAndInertia(Rigidbody rb, float mass)
+        {
+            rb.mass = mass;
             rb.inertiaTensor = new Vector3(300f, 500f, 250f);
             rb.inertiaTensorRotation = Quaternion.Euler(0f, 30f, 0f);
-            StandInPlayerLoop.Step(1);
-            KeelBodyDesc desc;
-            KeelLibrary.Check(KeelNative.keel_body_get_desc(KeelRuntime.GetWorld(RhoWater), raft.BodyHandle, out desc));
-            Assert.AreEqual(800f, desc.mass);
+        }
+
+        private static void AssertMassAndInertia(PhysicsBuoyancy body, float mass)
+        {
+            KeelBodyDesc desc = NativeDesc(body);
+            Assert.AreEqual(mass, desc.mass);
             Assert.AreEqual(300f, desc.inertia.x);
             Assert.AreEqual(500f, desc.inertia.y);
             Assert.AreEqual(250f, desc.inertia.z);
             Assert.That(Mathf.Abs(desc.inertia_rotation.y), Is.EqualTo(Mathf.Sin(15f * Mathf.Deg2Rad)).Within(1e-4f));
+        }
+
+        // The Rigidbody's mass and inertia are re-read every RigidbodyRefreshSteps steps
+        // (each a native call in Unity), and at the next step after ApplySettings(); both
+        // with and without a manager.
+        [Test]
+        public void RigidbodyMassAndInertiaReachTheNativeBody() { MassAndInertiaReachTheNativeBody(false); }
+
+        [Test]
+        public void RigidbodyMassAndInertiaReachTheBatchedBody() { MassAndInertiaReachTheNativeBody(true); }
+
+        private static void MassAndInertiaReachTheNativeBody(bool withManager)
+        {
+            if (withManager) new GameObject("Manager").AddComponent<BuoyancyManager>();
+            PhysicsBuoyancy raft = Box("Raft", new Vector3(2f, 0.5f, 2f), 1000f, Vector3.zero);
+            StandInPlayerLoop.Step(2);
+            Assert.AreEqual(1000f, NativeDesc(raft).mass);
+            var rb = raft.GetComponent<Rigidbody>();
+            ChangeMassAndInertia(rb, 800f);
+            StandInPlayerLoop.Step(PhysicsBuoyancy.RigidbodyRefreshSteps);
+            AssertMassAndInertia(raft, 800f);
+
+            rb.ResetInertiaTensor();
+            StandInPlayerLoop.Step(1);
+            ChangeMassAndInertia(rb, 700f);
+            raft.ApplySettings();
+            StandInPlayerLoop.Step(1);
+            AssertMassAndInertia(raft, 700f);
+        }
+
+        // A centre of mass moved by a script is where the torque is taken once it is re-read:
+        // a kinematic raft half in still water with buoyancy alone feels a force through the
+        // centre of buoyancy, so the torque about the centre of mass is (cob - com) x F.
+        [Test]
+        public void MovedCenterOfMassReachesTheStep() { CenterOfMassReachesTheStep(false); }
+
+        [Test]
+        public void MovedCenterOfMassReachesTheBatchedStep() { CenterOfMassReachesTheStep(true); }
+
+        private static void CenterOfMassReachesTheStep(bool withManager)
+        {
+            if (withManager) new GameObject("Manager").AddComponent<BuoyancyManager>();
+            PhysicsBuoyancy raft = Box("Raft", new Vector3(2f, 0.5f, 2f), 1000f, Vector3.zero);
+            raft.transform.rotation = Quaternion.Euler(0f, 40f, 0f);
+            raft.viscousResistance = raft.pressureDrag = raft.slammingForce = raft.airResistance = false;
+            var rb = raft.GetComponent<Rigidbody>();
+            rb.isKinematic = true;
+            StandInPlayerLoop.Step(2);
+            rb.centerOfMass = new Vector3(0.5f, 0.2f, 0f);
+            StandInPlayerLoop.Step(PhysicsBuoyancy.RigidbodyRefreshSteps);
+            KeelBodyForces f = raft.LastForces;
+            Vector3 force = V(f.force);
+            Vector3 expected = Vector3.Cross(V(f.center_of_buoyancy) - rb.worldCenterOfMass, force);
+            Assert.That(force.y, Is.EqualTo(RhoWater * G * 1f).Within(0.01f * RhoWater * G), "Archimedes: 1 m^3 under water");
+            Assert.That(expected.magnitude, Is.GreaterThan(0.4f * force.y), "the offset centre of mass makes no arm: the test proves nothing");
+            Assert.That((V(f.torque) - expected).magnitude, Is.LessThan(1e-3f * expected.magnitude), "torque " + V(f.torque) + ", expected " + expected);
         }
 
         [Test]

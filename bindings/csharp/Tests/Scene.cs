@@ -53,6 +53,8 @@ namespace Keel.Tests
             return go.AddComponent<PhysicsBuoyancy>();
         }
 
+        protected static Vector3 V(KeelVec3 v) { return new Vector3(v.x, v.y, v.z); }
+
         protected static float TiltDegrees(Transform t) { return Vector3.Angle(t.up, Vector3.up); }
 
         protected static KeelWorldCounts Counts(ulong world)
