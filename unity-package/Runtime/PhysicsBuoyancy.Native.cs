@@ -9,15 +9,6 @@ namespace Keel
 {
     public sealed unsafe partial class PhysicsBuoyancy
     {
-        /// <summary>
-        /// Steps between two reads of the Rigidbody's mass, centre of mass and inertia: they are
-        /// native calls in Unity, and they change rarely (a script, or Unity's automatic values
-        /// after a collider change), so a body re-reads them every this many steps (staggered
-        /// between bodies) instead of every step; ApplySettings() sends them at the next step.
-        /// </summary>
-        public const int RigidbodyRefreshSteps = 8;
-        private static int s_Stagger;
-
         private Rigidbody m_Rigidbody;
         internal BuoyancyManager m_Manager;
         internal int m_ManagerIndex = -1;
@@ -26,7 +17,6 @@ namespace Keel
         internal int m_Generation;
         internal bool m_DescDirty = true;
         private bool m_Failed, m_StepErrorLogged;
-        internal int m_RefreshIn;
         // LastForces: the manager's result slot m_ResultSlot when it is >= 0 (the manager keeps
         // it valid: see BuoyancyManager), else this copy (stepping alone, or after leaving a batch).
         private KeelBodyForces m_Forces;
@@ -99,12 +89,22 @@ namespace Keel
 
         /// <summary>
         /// True when the body can step without any check beyond this: its native body is
-        /// current, no setting waits to be sent and the Rigidbody's mass is not due for a
-        /// re-read (which this counts down). Otherwise Prepare() does the rest.
+        /// current, no setting waits to be sent, and the Rigidbody's mass and inertia are those
+        /// the engine has (read every FixedUpdate: scripts and collider changes move them).
+        /// Otherwise Prepare() does the rest. Also takes this step's centre of mass.
         /// </summary>
         internal bool IsReady(int generation)
         {
-            return m_Generation == generation && m_Body != 0 && !m_DescDirty && --m_RefreshIn > 0;
+            if (m_Generation != generation || m_Body == 0 || m_DescDirty) return false;
+            Rigidbody rb = m_Rigidbody;
+            m_LocalCenterOfMass = rb.centerOfMass;
+            if (rb.mass != m_DescMass) return false;
+            Vector3 i = rb.inertiaTensor;
+            Vector3 d = m_DescInertia;
+            if (i.x != d.x || i.y != d.y || i.z != d.z) return false;
+            Quaternion r = rb.inertiaTensorRotation;
+            Quaternion e = m_DescInertiaRotation;
+            return r.x == e.x && r.y == e.y && r.z == e.z && r.w == e.w;
         }
 
         /// <summary>Creates, refreshes or re-sends the native body; false: skip this step (logged once).</summary>
@@ -128,7 +128,7 @@ namespace Keel
             if (m_Body != 0)
             {
                 if (m_DescDirty) SetDesc();
-                else if (m_RefreshIn <= 0) RefreshFromRigidbody();
+                else RefreshFromRigidbody();
                 return true;
             }
             m_World = KeelRuntime.GetWorld(rhoWater);
@@ -146,21 +146,18 @@ namespace Keel
             }
             m_Body = body;
             Remember(desc);
-            // Bodies made together re-read their Rigidbody on different steps.
-            m_RefreshIn = 1 + (s_Stagger++ & (RigidbodyRefreshSteps - 1));
             return true;
         }
 
         /// <summary>
-        /// The scheduled re-read: mass, centre of mass and inertia can change under the
-        /// component (scripts, Unity's automatic values after a collider change); the
-        /// description is sent only when one of them did.
+        /// Mass, centre of mass and inertia can change under the component (scripts, Unity's
+        /// automatic values after a collider change); the description is sent only when the
+        /// mass or inertia did.
         /// </summary>
         private void RefreshFromRigidbody()
         {
             Rigidbody rb = m_Rigidbody;
             m_LocalCenterOfMass = rb.centerOfMass;
-            m_RefreshIn = RigidbodyRefreshSteps;
             if (rb.mass != m_DescMass || !rb.inertiaTensor.Equals(m_DescInertia)
                 || !rb.inertiaTensorRotation.Equals(m_DescInertiaRotation))
                 SetDesc();
@@ -179,7 +176,6 @@ namespace Keel
             m_DescInertia = m_Rigidbody.inertiaTensor;
             m_DescInertiaRotation = m_Rigidbody.inertiaTensorRotation;
             m_LocalCenterOfMass = m_Rigidbody.centerOfMass;
-            m_RefreshIn = RigidbodyRefreshSteps;
             m_DescDirty = false;
         }
 

@@ -147,9 +147,9 @@ namespace Keel
         }
 
         /// <summary>
-        /// Call after changing fields from a script, or the Rigidbody's mass, centerOfMass or
-        /// inertia when the change must reach the engine at the next step: by themselves those
-        /// are re-read every RigidbodyRefreshSteps steps. (The mesh is read once: bodies of the
+        /// Call after changing fields from a script so that they reach the engine at the next
+        /// step (the Rigidbody's mass, centerOfMass and inertia are read every FixedUpdate
+        /// without it). (The mesh is read once: bodies of the
         /// same mesh and scale share one native hull; to change a hull's shape, give the
         /// MeshFilter a new Mesh.)
         /// </summary>

@@ -71,9 +71,9 @@ namespace Keel.Tests
             Assert.That(Mathf.Abs(desc.inertia_rotation.y), Is.EqualTo(Mathf.Sin(15f * Mathf.Deg2Rad)).Within(1e-4f));
         }
 
-        // The Rigidbody's mass and inertia are re-read every RigidbodyRefreshSteps steps
-        // (each a native call in Unity), and at the next step after ApplySettings(); both
-        // with and without a manager.
+        // The Rigidbody's mass and inertia are read every FixedUpdate, as the issue asks:
+        // a change reaches the native description at the next step, with and without a
+        // manager, and ApplySettings() sends them too.
         [Test]
         public void RigidbodyMassAndInertiaReachTheNativeBody() { MassAndInertiaReachTheNativeBody(false); }
 
@@ -88,7 +88,7 @@ namespace Keel.Tests
             Assert.AreEqual(1000f, NativeDesc(raft).mass);
             var rb = raft.GetComponent<Rigidbody>();
             ChangeMassAndInertia(rb, 800f);
-            StandInPlayerLoop.Step(PhysicsBuoyancy.RigidbodyRefreshSteps);
+            StandInPlayerLoop.Step(1);
             AssertMassAndInertia(raft, 800f);
 
             rb.ResetInertiaTensor();
@@ -118,7 +118,7 @@ namespace Keel.Tests
             rb.isKinematic = true;
             StandInPlayerLoop.Step(2);
             rb.centerOfMass = new Vector3(0.5f, 0.2f, 0f);
-            StandInPlayerLoop.Step(PhysicsBuoyancy.RigidbodyRefreshSteps);
+            StandInPlayerLoop.Step(1);
             KeelBodyForces f = raft.LastForces;
             Vector3 force = V(f.force);
             Vector3 expected = Vector3.Cross(V(f.center_of_buoyancy) - rb.worldCenterOfMass, force);
