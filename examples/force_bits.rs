@@ -8,7 +8,6 @@
 //! mass, stepped alone and in a batch, on one thread and two, and the replay's detail.
 
 #[path = "../tests/common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 
 use common::{Rng, boat_hull, bunny, simple_box, uv_sphere};

@@ -31,4 +31,3 @@ pub use store::Body;
 pub(crate) use store::{CHECKED_BYTES, LANES_HOT_BYTES, LaneKey, Output};
 
 pub use crate::step::Environment;
-pub(crate) use crate::step::step_in_lanes;

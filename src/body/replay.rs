@@ -148,7 +148,7 @@ impl Replay {
     }
 }
 
-/// What [`after_pass_one`] and [`finish`] read of a step: a [`Replay`]'s, borrowed (the
+/// What [`crate::step::after_pass_one`] and [`crate::step::finish`] read of a step: a [`Replay`]'s, borrowed (the
 /// lanes lend each body's own description and state rather than copying them into a
 /// replay of their own).
 #[derive(Clone, Copy)]

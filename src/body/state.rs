@@ -128,7 +128,7 @@ pub struct BodyForces {
     pub submerged_area: f64,
     /// `submerged_area / hull area`.
     pub wetted_ratio: f64,
-    /// Number of submerged pieces ([`Body::submerged_triangles`]).
+    /// Number of submerged pieces ([`crate::Body::submerged_triangles`]).
     pub submerged_triangle_count: u32,
 }
 

@@ -164,7 +164,7 @@ impl Body {
     }
 
     /// Asks the processor to start loading what a step in the lanes
-    /// ([`step_in_lanes`]) reads or writes of this body, before its `prepare`: the replay
+    /// ([`crate::step::step_in_lanes`]) reads or writes of this body, before its `prepare`: the replay
     /// it writes, the samples of the water `prepare` writes, and the slamming histories it
     /// compares and writes. (Its fields before
     /// the replays, [`LANES_HOT_BYTES`], are asked for a group earlier, by address: reading

@@ -5,7 +5,7 @@
 use glam::{DMat3, DVec3};
 
 use super::after_pass_one::Middle;
-use super::pass_one::PassOne;
+use super::pass_one::{PassOne, Sum};
 use crate::body::{BodyForces, Derived, Kind, Sink, StepInputs};
 use crate::forces::{FORCE_DAMPING, FORCE_LUMPED_RESISTANCE, added_mass, damping, limiter, lumped, viscous};
 
@@ -33,7 +33,6 @@ pub(crate) fn finish<S: Sink>(
     let origin = state.position;
     let com = state.center_of_mass - origin;
     let (v_com, omega) = (state.linear_velocity, state.angular_velocity);
-    let rho = env.water_density;
     let air_relative = v_com - env.wind;
     let inverse_inertia = *inverse_inertia;
     let Middle {
@@ -42,7 +41,6 @@ pub(crate) fn finish<S: Sink>(
         relative_end,
         centre_of_buoyancy,
         wetted_ratio,
-        length,
         ..
     } = *middle;
     let PassOne {
@@ -51,9 +49,6 @@ pub(crate) fn finish<S: Sink>(
         mut air,
         volume,
         wetted_area,
-        projected_area,
-        emerged_area,
-        emerged_moment,
         ..
     } = *totals;
 
@@ -69,22 +64,8 @@ pub(crate) fn finish<S: Sink>(
         sink.force(Kind::Water, com, damping_force);
     }
     if lumped {
-        if let Some(point) = centre_of_buoyancy {
-            let cf = viscous::friction_coefficient(relative_end.length(), length, env.water_viscosity);
-            let (friction, residual) =
-                lumped::water_resistance(relative_end, wetted_area, rho, cf, desc.residual_resistance);
-            viscous_force += friction;
-            pressure_force += residual;
-            drag_torque += (point - com).cross(friction + residual);
-            sink.force(Kind::Water, point, friction + residual);
-        }
-        if emerged_area > 0.0 {
-            let point = emerged_moment / emerged_area;
-            let force =
-                lumped::air_resistance(air_relative, projected_area, env.air_density, desc.air_drag_coefficient);
-            air.add(point - com, force);
-            sink.force(Kind::Air, point, force);
-        }
+        let drag = (&mut viscous_force, &mut pressure_force, &mut drag_torque);
+        lumped_resistance(&inputs, totals, middle, drag, &mut air, sink);
     }
 
     // Dissipative forces must not reverse the motion they oppose within the step.
@@ -161,4 +142,52 @@ pub(crate) fn finish<S: Sink>(
         air_scale,
     };
     (out, derived)
+}
+
+/// Bourg's lumped resistance (in place of the per-triangle drag and air forces): the
+/// water's at the centre of buoyancy, added to the drag, and the air's at the emerged
+/// area's centroid, added to `air`.
+#[inline(always)]
+fn lumped_resistance<S: Sink>(
+    inputs: &StepInputs<'_>,
+    totals: &PassOne,
+    middle: &Middle,
+    (viscous_force, pressure_force, drag_torque): (&mut DVec3, &mut DVec3, &mut DVec3),
+    air: &mut Sum,
+    sink: &mut S,
+) {
+    let StepInputs {
+        desc,
+        state,
+        conditions: env,
+        ..
+    } = *inputs;
+    let com = state.center_of_mass - state.position;
+    if let Some(point) = middle.centre_of_buoyancy {
+        let relative_end = middle.relative_end;
+        let cf = viscous::friction_coefficient(relative_end.length(), middle.length, env.water_viscosity);
+        let (friction, residual) = lumped::water_resistance(
+            relative_end,
+            totals.wetted_area,
+            env.water_density,
+            cf,
+            desc.residual_resistance,
+        );
+        *viscous_force += friction;
+        *pressure_force += residual;
+        *drag_torque += (point - com).cross(friction + residual);
+        sink.force(Kind::Water, point, friction + residual);
+    }
+    if totals.emerged_area > 0.0 {
+        let point = totals.emerged_moment / totals.emerged_area;
+        let air_relative = state.linear_velocity - env.wind;
+        let force = lumped::air_resistance(
+            air_relative,
+            totals.projected_area,
+            env.air_density,
+            desc.air_drag_coefficient,
+        );
+        air.add(point - com, force);
+        sink.force(Kind::Air, point, force);
+    }
 }

@@ -4,7 +4,7 @@
 //! The stages: check every id and group the bodies by lane key in one pass over them
 //! ([`Batch::check_and_group`]); sample serial water from the calling thread
 //! ([`Batch::prepare_serial`]); step the groups on the world's threads
-//! ([`World::step_groups`], each group by [`Stepping::step_group`]); undo every step if
+//! ([`World::step_batch`], each group by [`Stepping::step_group`]); undo every step if
 //! one failed ([`Batch::failure`]); write the outputs ([`World::write_out`]).
 
 use std::collections::HashMap;
