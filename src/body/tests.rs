@@ -683,3 +683,43 @@ fn forces_that_are_not_finite_or_beyond_the_bound_are_not_sound() {
     bad.submerged_volume = f64::NAN;
     assert!(!bad.is_sound());
 }
+
+/// The inertia a step uses follows the description as it is set and reset: the host's
+/// principal moments about their axes (worked out when the description is set), or, with
+/// none given, the hull's at uniform density (a 2 x 1 x 3 m box: `m (b^2 + c^2) / 12`).
+#[test]
+fn the_step_takes_the_inertia_of_the_description_last_set() {
+    let (bv, bi) = box_mesh(glam::Vec3::new(2.0, 1.0, 3.0));
+    let hull = hull_of(&bv, &bi);
+    let mass = 600.0;
+    let uniform = BodyDesc {
+        mass,
+        ..BodyDesc::default()
+    };
+    let host = BodyDesc {
+        inertia: DVec3::new(1.0, 2.0, 3.0),
+        // Principal axes turned a quarter turn about Y (x and z swap), not normalised.
+        inertia_rotation: DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2) * 2.0,
+        ..uniform
+    };
+    let state = BodyState::default();
+    let close = |a: glam::DMat3, b: glam::DMat3| (a - b).to_cols_array().iter().all(|x| x.abs() < 1e-9);
+    let box_inertia = glam::DMat3::from_diagonal(DVec3::new(
+        mass * (1.0 + 9.0) / 12.0,
+        mass * (4.0 + 9.0) / 12.0,
+        mass * (4.0 + 1.0) / 12.0,
+    ));
+    let host_inertia = glam::DMat3::from_diagonal(DVec3::new(3.0, 2.0, 1.0));
+
+    let mut body = Body::new(uniform, hull);
+    let inertia = |body: &Body| body.inertia(body.host_inertia(), body.desc.mass, &state, DVec3::ZERO);
+    assert!(body.host_inertia().is_none());
+    assert!(close(inertia(&body), box_inertia), "{}", inertia(&body));
+    body.set_desc(host);
+    assert!(close(inertia(&body), host_inertia), "{}", inertia(&body));
+    assert_eq!(*body.desc(), host);
+    body.set_desc(uniform);
+    assert!(body.host_inertia().is_none());
+    assert!(close(inertia(&body), box_inertia), "{}", inertia(&body));
+    assert_eq!(body.desc, StepDesc::of(&uniform));
+}
