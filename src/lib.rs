@@ -102,6 +102,7 @@ mod pack;
 mod prefetch;
 pub mod sections;
 pub mod snapshot;
+mod step;
 pub mod tasks;
 mod team;
 pub mod water;

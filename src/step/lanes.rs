@@ -1,0 +1,445 @@
+//! Small bodies stepped eight at a time, one in each vector lane ([`crate::lanes`]): the
+//! stages of [`Body::run`] for a group of bodies that share a lane key
+//! ([`Body::lane_key`]), each body's numbers in its own lane.
+
+use std::sync::Arc;
+
+use glam::{DMat3, DVec3};
+
+use super::Environment;
+use super::after_pass_one::{Middle, after_pass_one};
+use super::finish::finish;
+use super::pass_one::{PassOne, Sum};
+use crate::body::{Body, BodyForces, BodyState, Conditions, Discard, KeptReplay, StepDesc, StepInputs};
+use crate::error::Result;
+use crate::forces::buoyancy;
+use crate::forces::slamming::SlammingParams;
+use crate::forces::{FORCE_AIR, FORCE_SLAMMING};
+use crate::hull::Hull;
+use crate::lanes::{
+    self, DragLanes, Group, LANES, LaneHistory, LaneMotion, LaneScratch, LaneVectors, PassOneConstants, PassOneSums,
+    Single,
+};
+use crate::sections::{self, Section};
+use crate::whole_triangles::{DragConstants, DragParams, HistoryChunkMut, Motion, narrow};
+
+/// Steps one to eight bodies for which [`Body::can_step_in_lanes`] holds and which share
+/// one [`Body::lane_key`], each after a successful [`Body::prepare`] with its state:
+/// [`crate::lanes`], compiled for the processor at hand. Each body's numbers are
+/// computed in its own lane, with no arithmetic across lanes: its forces are the same
+/// bits whichever bodies share the group, and whether it has any company (the spare
+/// lanes repeat the first body, and their results are dropped). The first
+/// `bodies.len()` results are the bodies'.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
+pub(crate) fn step_in_lanes<'w>(
+    bodies: &mut [Option<&mut Body>],
+    states: &[&BodyState],
+    dt: f64,
+    env: &Environment<'w>,
+    results: &mut [Result<BodyForces>],
+) {
+    step_in_lanes_here(bodies, states, dt, env, results)
+}
+
+/// The group's step: its vertices and histories gathered lane by lane, the passes, and
+/// each body's forces, limited and committed.
+#[inline(always)]
+fn step_in_lanes_here(
+    bodies: &mut [Option<&mut Body>],
+    states: &[&BodyState],
+    dt: f64,
+    env: &Environment<'_>,
+    results: &mut [Result<BodyForces>],
+) {
+    // The bodies up to the first missing one.
+    let count = bodies
+        .iter()
+        .take_while(|b| b.is_some())
+        .count()
+        .min(states.len())
+        .min(LANES);
+    let bodies = &mut bodies[..count];
+    let Some(Some(first)) = bodies.first() else {
+        return;
+    };
+    let _timer = sections::time(Section::Compute);
+    let hull = Arc::clone(&first.hull);
+    // What the lanes share (the lane key's fields); the rest is each body's.
+    let lanes = Lanes {
+        hull: &hull,
+        shared: first.desc,
+        conditions: first.conditions(env),
+        had_history: first.has_history,
+        // Alone, a body's triangles go in the lanes instead (the same bits).
+        alone: count == 1,
+        dt,
+    };
+    let mut scratch = LaneScratch::take();
+    let (motion, mass) = lanes.gather(bodies, states, &mut scratch);
+    let LaneScratch {
+        vertices,
+        water,
+        prior,
+        history,
+        ..
+    } = &mut scratch;
+    let group = Group {
+        vertices,
+        water: lanes.conditions.water_moves.then_some(&water[..]),
+    };
+    let passes = sections::time(Section::LanePasses);
+    let one = lanes.pass_one(bodies, states, &group, &motion, &mass, prior, history);
+    let mut middles = lanes.after_pass_one(bodies, states, &one, &motion);
+    let drag = lanes.pass_two(bodies, &group, &mut middles);
+    passes.stop();
+    write_histories(bodies, history);
+    lanes.finish(bodies, states, &one, &middles, drag, results);
+    LaneScratch::give_back(scratch);
+}
+
+/// What the bodies of a group share.
+struct Lanes<'h> {
+    hull: &'h Arc<Hull>,
+    /// The first body's description: the lane key's fields are the group's.
+    shared: StepDesc,
+    conditions: Conditions,
+    had_history: bool,
+    /// One body alone: its triangles go eight at a time in the lanes instead.
+    alone: bool,
+    dt: f64,
+}
+
+/// What each body of a group has between the passes.
+struct LaneMiddles {
+    totals: [PassOne; LANES],
+    middles: [Option<Middle>; LANES],
+    inverse_inertias: [DMat3; LANES],
+    /// The motion at the end of the step, at which pass two computes drag.
+    end: LaneMotion,
+    viscous_factor: [f64; LANES],
+}
+
+/// Body `l`'s vector of a group's sums.
+#[inline(always)]
+fn lane_vector(v: &LaneVectors, l: usize) -> DVec3 {
+    DVec3::new(v[0][l], v[1][l], v[2][l])
+}
+
+impl Lanes<'_> {
+    /// Each body's motion and mass in its lane, and (with company) the group's vertices,
+    /// water and last slamming history, lane by lane, in `scratch`.
+    #[inline(always)]
+    fn gather(
+        &self,
+        bodies: &[Option<&mut Body>],
+        states: &[&BodyState],
+        scratch: &mut LaneScratch,
+    ) -> (LaneMotion, [f64; LANES]) {
+        let hull = self.hull;
+        let count = bodies.len();
+        let (vertex_count, triangle_count) = if self.alone {
+            (0, 0)
+        } else {
+            (hull.positions.len(), hull.triangles.len())
+        };
+        scratch.vertices.resize(vertex_count, [[0.0; LANES]; 4]);
+        scratch.water.resize(
+            if self.conditions.water_moves { vertex_count } else { 0 },
+            [[0.0; LANES]; 3],
+        );
+        scratch.prior.resize(triangle_count, [[0.0; LANES]; 3]);
+        scratch.history.resize(triangle_count, [[0.0; LANES]; 3]);
+        let mut motion = LaneMotion::default();
+        let mut mass = [0.0; LANES];
+        // Each lane's rotation by axis and component, and where its numbers are.
+        let mut rotations = [[[0.0; LANES]; 3]; 3];
+        let mut heights: [&[f64]; LANES] = [&[]; LANES];
+        let mut water: [&[DVec3]; LANES] = [&[]; LANES];
+        let mut priors: [[&[f32]; 3]; LANES] = [[&[]; 3]; LANES];
+        for l in 0..LANES {
+            let Some(body) = &bodies[l.min(count - 1)] else {
+                continue;
+            };
+            let state = states[l.min(count - 1)];
+            let com = state.center_of_mass - state.position;
+            for axis in 0..3 {
+                motion.com[axis][l] = com[axis];
+                motion.velocity[axis][l] = state.linear_velocity[axis];
+                motion.angular_velocity[axis][l] = state.angular_velocity[axis];
+            }
+            mass[l] = body.desc.mass;
+            if self.alone {
+                continue;
+            }
+            let samples = &body.samples;
+            // Turned here rather than read: `prepare` leaves them (`Samples::turned`).
+            let rotation = DMat3::from_quat(state.rotation);
+            for (k, axis) in [rotation.x_axis, rotation.y_axis, rotation.z_axis].iter().enumerate() {
+                for c in 0..3 {
+                    rotations[k][c][l] = axis[c];
+                }
+            }
+            heights[l] = &samples.heights;
+            water[l] = &samples.velocities;
+            priors[l] = body.committed.first().swept;
+        }
+        // Vertex by vertex and row by row, each lane group built from the eight bodies'
+        // numbers and stored whole: lane by lane, the compiler scattered every vertex's and
+        // row's numbers into their groups. (`DMat3 * DVec3`'s arithmetic, lane by lane.)
+        let [x_axis, y_axis, z_axis] = &rotations;
+        for (v, (column, local)) in scratch.vertices.iter_mut().zip(&hull.positions).enumerate() {
+            for c in 0..3 {
+                column[c] =
+                    std::array::from_fn(|l| x_axis[c][l] * local.x + y_axis[c][l] * local.y + z_axis[c][l] * local.z);
+            }
+            column[3] = std::array::from_fn(|l| heights[l][v]);
+        }
+        for (v, column) in scratch.water.iter_mut().enumerate() {
+            for (c, lanes) in column.iter_mut().enumerate() {
+                *lanes = std::array::from_fn(|l| water[l][v][c]);
+            }
+        }
+        for (j, before) in scratch.prior.iter_mut().enumerate() {
+            for (c, lanes) in before.iter_mut().enumerate() {
+                *lanes = std::array::from_fn(|l| f64::from(priors[l][c][j]));
+            }
+        }
+        (motion, mass)
+    }
+
+    /// Pass one for the group (a body alone: its own triangles, eight at a time).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn pass_one(
+        &self,
+        bodies: &mut [Option<&mut Body>],
+        states: &[&BodyState],
+        group: &Group<'_>,
+        motion: &LaneMotion,
+        mass: &[f64; LANES],
+        prior: &[LaneHistory],
+        history: &mut [LaneHistory],
+    ) -> PassOneSums {
+        let (hull, shared, conditions) = (&**self.hull, &self.shared, &self.conditions);
+        let slam = SlammingParams {
+            power: shared.slamming_power,
+            max_acceleration: shared.slamming_max_acceleration,
+            fade_speed: shared.reference_speed,
+            multiplier: shared.slamming_multiplier,
+            mass: 0.0,
+            hull_area: hull.info.area,
+        };
+        let constants = PassOneConstants {
+            rho_g: conditions.water_density * conditions.gravity,
+            vertical_only: shared.vertical_buoyancy_only,
+            slamming: (shared.on(FORCE_SLAMMING) && self.had_history).then_some((slam, self.dt)),
+            air: shared.on(FORCE_AIR).then_some((
+                -0.5 * conditions.air_density * shared.air_drag_coefficient,
+                conditions.wind.to_array(),
+            )),
+        };
+        match &mut bodies[0] {
+            Some(body) if self.alone => {
+                let Body {
+                    samples,
+                    committed,
+                    spare,
+                    ..
+                } = &mut **body;
+                samples.turn(&hull.positions, states[0]);
+                let single = Single {
+                    vertices: &samples.vertices,
+                    heights: &samples.heights,
+                    water: conditions.water_moves.then_some(&samples.velocities[..]),
+                };
+                lanes::pass_one_single(
+                    hull,
+                    &single,
+                    motion,
+                    mass,
+                    &constants,
+                    &committed.first(),
+                    &mut spare.first_mut(),
+                )
+            }
+            _ => lanes::pass_one(hull, group, motion, mass, &constants, prior, history),
+        }
+    }
+
+    /// Each body's sums of pass one, and what it derives from them (its own description
+    /// and state, read where they are: no replay is copied per body, nor an array of
+    /// replays; the body's kept replay is built at commit).
+    #[inline(always)]
+    fn after_pass_one(
+        &self,
+        bodies: &[Option<&mut Body>],
+        states: &[&BodyState],
+        one: &PassOneSums,
+        motion: &LaneMotion,
+    ) -> LaneMiddles {
+        let mut m = LaneMiddles {
+            totals: [PassOne::default(); LANES],
+            middles: [None; LANES],
+            inverse_inertias: [DMat3::ZERO; LANES],
+            end: *motion,
+            viscous_factor: [0.0; LANES],
+        };
+        for (l, (body, state)) in bodies.iter().zip(states).enumerate() {
+            let Some(body) = body else {
+                continue;
+            };
+            let com = state.center_of_mass - state.position;
+            m.totals[l] = PassOne {
+                buoyancy: Sum {
+                    force: lane_vector(&one.buoyancy_force, l),
+                    torque: lane_vector(&one.buoyancy_torque, l),
+                },
+                slamming: Sum {
+                    force: lane_vector(&one.slamming_force, l),
+                    torque: lane_vector(&one.slamming_torque, l),
+                },
+                air: Sum {
+                    force: lane_vector(&one.air_force, l),
+                    torque: lane_vector(&one.air_torque, l),
+                },
+                volume: buoyancy::SubmergedVolume {
+                    volume: one.volume[l],
+                    moment: lane_vector(&one.volume_moment, l),
+                },
+                wetted_area: one.area[l],
+                wetted_moment: lane_vector(&one.area_moment, l),
+                ..PassOne::default()
+            };
+            m.inverse_inertias[l] = body.inertia(body.host_inertia(), body.desc.mass, state, com).inverse();
+            let middle = after_pass_one(
+                StepInputs::first(body, state, self.dt, &self.conditions),
+                &self.hull.info,
+                &mut m.totals[l],
+                body.samples.mean_velocity,
+                &m.inverse_inertias[l],
+                &mut Discard,
+            );
+            for axis in 0..3 {
+                m.end.velocity[axis][l] = middle.v_end[axis];
+                m.end.angular_velocity[axis][l] = middle.omega_end[axis];
+            }
+            if let Some(DragParams {
+                viscous: Some((rho, cf)),
+                ..
+            }) = middle.drag
+            {
+                m.viscous_factor[l] = -0.5 * rho * cf;
+            }
+            m.middles[l] = Some(middle);
+        }
+        m
+    }
+
+    /// Pass two for the group, when a drag force is on (the first body's: the group
+    /// shares its forces).
+    #[inline(always)]
+    fn pass_two(&self, bodies: &[Option<&mut Body>], group: &Group<'_>, m: &mut LaneMiddles) -> Option<DragLanes> {
+        // (Not in a closure: closures are compiled for the baseline processor only.)
+        let Some(Some(params)) = m.middles[0].map(|m| m.drag) else {
+            return None;
+        };
+        let hull = &**self.hull;
+        let shared = DragConstants::new(
+            &Motion {
+                com: DVec3::ZERO,
+                velocity: DVec3::ZERO,
+                angular_velocity: DVec3::ZERO,
+            },
+            &params,
+        );
+        match &bodies[0] {
+            Some(body) if self.alone => {
+                // Every lane holds a triangle of this body, at its motion.
+                for l in 1..LANES {
+                    for axis in 0..3 {
+                        m.end.velocity[axis][l] = m.end.velocity[axis][0];
+                        m.end.angular_velocity[axis][l] = m.end.angular_velocity[axis][0];
+                    }
+                    m.viscous_factor[l] = m.viscous_factor[0];
+                }
+                let single = Single {
+                    vertices: &body.samples.vertices,
+                    heights: &body.samples.heights,
+                    water: self.conditions.water_moves.then_some(&body.samples.velocities[..]),
+                };
+                Some(lanes::pass_two_single(
+                    hull,
+                    &single,
+                    &m.end,
+                    &m.viscous_factor,
+                    &shared,
+                ))
+            }
+            _ => Some(lanes::pass_two(hull, group, &m.end, &m.viscous_factor, &shared)),
+        }
+    }
+
+    /// Each body's forces from its sums, and its step committed.
+    #[inline(always)]
+    fn finish(
+        &self,
+        bodies: &mut [Option<&mut Body>],
+        states: &[&BodyState],
+        one: &PassOneSums,
+        m: &LaneMiddles,
+        drag: Option<DragLanes>,
+        results: &mut [Result<BodyForces>],
+    ) {
+        for (l, (body, state)) in bodies.iter_mut().zip(states).enumerate() {
+            let (Some(body), Some(middle)) = (body, m.middles[l]) else {
+                continue;
+            };
+            let drag = drag.map_or((DVec3::ZERO, DVec3::ZERO, DVec3::ZERO), |d| {
+                (
+                    lane_vector(&d.viscous, l),
+                    lane_vector(&d.pressure, l),
+                    lane_vector(&d.torque, l),
+                )
+            });
+            let (forces, derived) = finish(
+                StepInputs::first(body, state, self.dt, &self.conditions),
+                &m.totals[l],
+                &middle,
+                drag,
+                one.pieces[l] as usize,
+                &m.inverse_inertias[l],
+                &mut Discard,
+            );
+            if let Some(result) = results.get_mut(l) {
+                let replay = KeptReplay {
+                    state: **state,
+                    dt: self.dt,
+                    conditions: self.conditions,
+                    had_history: self.had_history,
+                    derived: Some(derived),
+                };
+                *result = body.commit(forces, replay);
+            }
+        }
+    }
+}
+
+/// Each body's new history, row by row: a lane group's numbers narrowed at once, then
+/// stored to their eight bodies (lane by lane, the compiler gathered them).
+#[inline(always)]
+fn write_histories(bodies: &mut [Option<&mut Body>], history: &[LaneHistory]) {
+    let mut written: [Option<HistoryChunkMut<'_>>; LANES] = Default::default();
+    for (out, body) in written.iter_mut().zip(bodies.iter_mut()) {
+        *out = body.as_mut().map(|b| b.spare.first_mut());
+    }
+    for (j, now) in history.iter().enumerate() {
+        for (c, lanes) in now.iter().enumerate() {
+            let narrowed = lanes.map(narrow);
+            for (out, x) in written.iter_mut().zip(narrowed) {
+                if let Some(out) = out {
+                    out.swept[c][j] = x;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! Stage 2, sampling the water: the hull's vertices turned into world axes (relative to
+//! the body origin) and each one's height above the water, with the water's velocity
+//! there when a force needs it.
+
+use glam::{DMat3, DVec3};
+
+use super::Environment;
+use crate::body::{Body, BodyState};
+use crate::error::Result;
+use crate::team::Team;
+use crate::water::Water;
+use crate::whole_triangles::PARALLEL_ROWS;
+
+/// Per-vertex results of sampling the water.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Samples {
+    /// Hull vertices relative to the body origin, world axes. (Boxed slices: sized once
+    /// with the hull, and 8 bytes fewer each than a `Vec` among the fields every step
+    /// reads.)
+    pub vertices: Box<[DVec3]>,
+    /// Height of each vertex above the water.
+    pub heights: Box<[f64]>,
+    /// Water particle velocity at each vertex, current included (when sampled).
+    pub velocities: Box<[DVec3]>,
+    /// Mean water velocity over the vertices under water.
+    pub mean_velocity: DVec3,
+    /// The body origin's height and the level of flat water: every vertex's height is then
+    /// `(origin + y) - level`, which the loops compute instead of reading it.
+    pub flat: Option<(f64, f64)>,
+    /// Whether `vertices` holds this step's: a body of the lanes' leaves them to be
+    /// turned again where they are read (the lanes, a replay), since writing them is
+    /// three cache lines per box among 10000 ([`Samples::turn`]).
+    pub turned: bool,
+}
+
+impl Samples {
+    pub(crate) fn sized(n: usize) -> Self {
+        Self {
+            vertices: vec![DVec3::ZERO; n].into_boxed_slice(),
+            heights: vec![0.0; n].into_boxed_slice(),
+            velocities: vec![DVec3::ZERO; n].into_boxed_slice(),
+            mean_velocity: DVec3::ZERO,
+            flat: None,
+            turned: false,
+        }
+    }
+
+    /// The hull's vertices turned by `state`'s rotation into `vertices`, if they are not
+    /// there yet: the same arithmetic as `Body::sample_water`, the same bits.
+    pub(crate) fn turn(&mut self, positions: &[DVec3], state: &BodyState) {
+        if !self.turned {
+            let rotation = DMat3::from_quat(state.rotation);
+            for (rel, local) in self.vertices.iter_mut().zip(positions) {
+                *rel = rotation * *local;
+            }
+            self.turned = true;
+        }
+    }
+}
+
+impl Body {
+    /// Transforms every vertex once into `out` and measures its height above the water,
+    /// and the water's velocity there when `velocities` is set (the world's current
+    /// included), with the mean water velocity over the vertices under water.
+    #[inline(always)]
+    pub(crate) fn sample_water(
+        &mut self,
+        state: &BodyState,
+        env: &Environment<'_>,
+        velocities: bool,
+        out: &mut Samples,
+    ) -> Result<()> {
+        let origin = state.position;
+        // The water's queries are in its own frame (a far origin's, in f64), horizontally;
+        // heights stay in the world's (the surface's moved down by the offset's height), so
+        // that every path computes a vertex's height with the same arithmetic.
+        let offset = env.water_offset;
+        let water_origin = origin + DVec3::new(offset.x, 0.0, offset.z);
+        // The matrix, not the quaternion: the loops turn the corners with the same
+        // arithmetic, so that both see the same heights to the bit.
+        let rotation = DMat3::from_quat(state.rotation);
+        // The world positions of the vertices (the water's query points): this thread's,
+        // not the body's, since nothing reads them after the step (10000 boxes: three
+        // cache lines fewer to load and write back per box).
+        out.turned = !self.can_step_in_lanes();
+        // Flat water's level in the world's frame.
+        let level = match env.water {
+            Water::Flat(flat) => flat.level - offset.y,
+            _ => 0.0,
+        };
+        out.flat = match env.water {
+            Water::Flat(_) => Some((origin.y, level)),
+            _ => None,
+        };
+        // Still flat water: the heights straight from the turned vertices, with the same
+        // arithmetic as below (`point.y - level`, `point = origin + turned`), without the
+        // world positions and the water's pass over them (a bunny: 5 % of its step).
+        if let (Water::Flat(_), true, false) = (env.water, out.turned, velocities) {
+            for ((local, rel), height) in self.hull.positions.iter().zip(&mut out.vertices).zip(&mut out.heights) {
+                *rel = rotation * *local;
+                *height = (origin.y + rel.y) - level;
+            }
+            out.mean_velocity = env.current;
+            return Ok(());
+        }
+        let mut points = POINTS.take();
+        points.resize(self.hull.positions.len(), DVec3::ZERO);
+        if out.turned {
+            for ((local, rel), world) in self.hull.positions.iter().zip(&mut out.vertices).zip(&mut points) {
+                *rel = rotation * *local;
+                *world = water_origin + *rel;
+            }
+        } else {
+            for (local, world) in self.hull.positions.iter().zip(&mut points) {
+                *world = water_origin + rotation * *local;
+            }
+        }
+        let v = if velocities {
+            Some(&mut out.velocities[..])
+        } else {
+            None
+        };
+        let sampled = if self.uses_patch && !env.water.is_cheap() {
+            // A big hull stepped alone shares the patch with its team (the world's helper
+            // thread or pool), as it shares its triangles.
+            let team = if self.hull.columns.len() > PARALLEL_ROWS {
+                env.team()
+            } else {
+                Team::Alone
+            };
+            self.patch
+                .sample(env.water, env.time, &points, &mut out.heights, v, team)
+        } else {
+            env.water.sample_into(&points, env.time, &mut out.heights, None, v)
+        };
+        if let Err(e) = sampled {
+            POINTS.set(points);
+            return Err(e);
+        }
+        if offset.y != 0.0 {
+            out.heights.iter_mut().for_each(|h| *h -= offset.y);
+        }
+        let (mut sum, mut count) = (DVec3::ZERO, 0usize);
+        for (i, point) in points.iter().enumerate() {
+            // `heights` held the surface; now the vertex's height above it. A surface that
+            // is not a number (a model pushed past f64's range) counts as no water there,
+            // so that no NaN ever reaches a force.
+            let surface = out.heights[i];
+            out.heights[i] = if surface.is_finite() {
+                point.y - surface
+            } else {
+                f64::INFINITY
+            };
+            if velocities {
+                let v = &mut out.velocities[i];
+                if !v.is_finite() {
+                    *v = DVec3::ZERO;
+                }
+                *v += env.current;
+                if out.heights[i] < 0.0 {
+                    sum += *v;
+                    count += 1;
+                }
+            }
+        }
+        POINTS.set(points);
+        out.mean_velocity = if count > 0 { sum / count as f64 } else { env.current };
+        Ok(())
+    }
+}
+
+/// [`Body::sample_water`] compiled for the processor at hand (the vertices' transform
+/// and heights in vector instructions).
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
+pub(crate) fn sample_water_for_cpu<'w>(
+    body: &mut Body,
+    state: &BodyState,
+    env: &Environment<'w>,
+    velocities: bool,
+    out: &mut Samples,
+) -> Result<()> {
+    body.sample_water(state, env, velocities, out)
+}
+
+thread_local! {
+    /// A step's world positions of the vertices, taken and given back (a step that
+    /// re-enters keel from a water callback finds it taken and uses a new one).
+    static POINTS: std::cell::Cell<Vec<DVec3>> = const { std::cell::Cell::new(Vec::new()) };
+}
