@@ -36,11 +36,14 @@
 // Loops index lanes by number: that is what the compiler turns into vector instructions.
 #![allow(clippy::needless_range_loop)]
 
+use crate::forces::air::air_row;
+use crate::forces::buoyancy::{depth_weighted_midpoints, volume_row};
+use crate::forces::drag::{DragConstants, centroid_and_radius, drag_at, drag_points, needs_three_points};
+use crate::forces::row::{add, cross, dot, pick, point_velocity, scale, sub};
 use crate::forces::slamming::{SlammingParams, slamming_row};
 use glam::DVec3;
 
 use crate::hull::Hull;
-use crate::whole_triangles::{DragConstants, cross, dot, drag_at, needs_three_points, scale, sub};
 use crate::whole_triangles::{History, HistoryChunk, HistoryChunkMut, narrow};
 
 /// Bodies per group.
@@ -70,20 +73,6 @@ fn add_lane(sum: &mut LaneVectors, l: usize, v: [f64; 3]) {
     for axis in 0..3 {
         sum[axis][l] += v[axis];
     }
-}
-
-#[inline(always)]
-fn add(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
-}
-
-#[inline(always)]
-fn pick(yes: bool, a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        if yes { a[0] } else { b[0] },
-        if yes { a[1] } else { b[1] },
-        if yes { a[2] } else { b[2] },
-    ]
 }
 
 /// The group's triangle corners and the water's velocity at them.
@@ -405,35 +394,26 @@ fn wet_piece(
     let sn = piece.scaled_normal();
     let area = piece_area(whole, whole_area, sn, normal);
     let centroid = piece.centroid();
-    let [a, b, c] = piece.v;
-    let (ha, hb, hc) = (-piece.h[0], -piece.h[1], -piece.h[2]);
-    let depth_sum = ha + hb + hc;
+    let depths = [-piece.h[0], -piece.h[1], -piece.h[2]];
+    let depth_sum = depths[0] + depths[1] + depths[2];
     let force = scale(sn, k6 * depth_sum);
     let force = [force[0] * keep_horizontal, force[1], force[2] * keep_horizontal];
     // The centre of pressure: the edge midpoints weighted by their depths.
-    let weighted = add(
-        add(scale(add(a, b), ha + hb), scale(add(b, c), hb + hc)),
-        scale(add(c, a), hc + ha),
-    );
+    let weighted = depth_weighted_midpoints(piece.v, depths);
     let deep = depth_sum > 0.0;
     let point = pick(
         deep,
         scale(weighted, 1.0 / (4.0 * if deep { depth_sum } else { 1.0 })),
         centroid,
     );
-    let area_y = 0.5 * sn[1];
-    let (m0, m1, m2) = (scale(add(a, b), 0.5), scale(add(b, c), 0.5), scale(add(c, a), 0.5));
-    let (d0, d1, d2) = (0.5 * (ha + hb), 0.5 * (hb + hc), 0.5 * (hc + ha));
-    let xz = add(add(scale(m0, d0), scale(m1, d1)), scale(m2, d2));
-    let y = -(d0 * m0[1] + 0.5 * d0 * d0) - (d1 * m1[1] + 0.5 * d1 * d1) - (d2 * m2[1] + 0.5 * d2 * d2);
-    let third = area_y / 3.0;
+    let (volume, volume_moment) = volume_row(piece.v, depths, sn[1]);
     WetPiece {
         area,
         moment: scale(centroid, area),
         force,
         torque: cross(sub(point, com), force),
-        volume: -(area_y * depth_sum / 3.0),
-        volume_moment: [-(third * xz[0]), third * y, -(third * xz[2])],
+        volume,
+        volume_moment,
     }
 }
 
@@ -452,10 +432,13 @@ fn dry_piece(
 ) -> ([f64; 3], [f64; 3]) {
     let area = piece_area(whole, whole_area, piece.scaled_normal(), normal);
     let arm = sub(piece.centroid(), com);
-    let v = sub(add(velocity, cross(omega, arm)), wind);
-    // |v| cos = v . n: no square root.
-    let along = dot(v, normal);
-    let force = scale(v, if along > 0.0 { air_factor * area * along } else { 0.0 });
+    let force = air_row(
+        point_velocity(velocity, omega, arm, wind),
+        normal,
+        area,
+        air_factor,
+        true,
+    );
     (force, cross(arm, force))
 }
 
@@ -596,7 +579,7 @@ fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8>(
         }
 
         let centre = scale(add(add(p[0], p[1]), p[2]), 1.0 / 3.0);
-        let v = sub(add(velocity, cross(omega, sub(centre, com))), water);
+        let v = point_velocity(velocity, omega, sub(centre, com), water);
         // (A triangle dry in every lane has no slamming: its wetted area is zero.)
         if SLAM && KIND != DRY {
             let force = slamming_row(
@@ -673,8 +656,7 @@ fn drag_point(
     area: f64,
 ) -> ([f64; 3], [f64; 3], [f64; 3]) {
     let arm = sub(point, com);
-    let u = sub(add(velocity, cross(omega, arm)), water);
-    drag_at::<true>(k, arm, u, normal, area)
+    drag_at::<true>(k, arm, point_velocity(velocity, omega, arm, water), normal, area)
 }
 
 /// Viscous and pressure drag on one piece under the water ([`drag_at`]), by the one-point
@@ -691,27 +673,10 @@ fn drag_piece(
     k: &DragConstants,
 ) -> ([f64; 3], [f64; 3], [f64; 3]) {
     let area = piece_area(whole, whole_area, piece.scaled_normal(), normal);
-    let centroid = piece.centroid();
-    let [a, b, c] = piece.v;
-    let u = sub(add(velocity, cross(omega, sub(centroid, com))), water);
-    let (ra, rb, rc) = (sub(a, centroid), sub(b, centroid), sub(c, centroid));
-    let radius_squared = dot(ra, ra).max(dot(rb, rb)).max(dot(rc, rc));
+    let (centroid, radius_squared) = centroid_and_radius(piece.v);
+    let u = point_velocity(velocity, omega, sub(centroid, com), water);
     let three = needs_three_points(dot(omega, omega), radius_squared, dot(u, u));
-    // The rule's points: the edge midpoints with a third of the area each, or the centroid
-    // with all of it and twice more with none (three evaluations either way, no branch).
-    let third = area / 3.0;
-    let (p1, w1) = (
-        pick(three, scale(add(a, b), 0.5), centroid),
-        if three { third } else { area },
-    );
-    let (p2, w2) = (
-        pick(three, scale(add(b, c), 0.5), centroid),
-        if three { third } else { 0.0 },
-    );
-    let (p3, w3) = (
-        pick(three, scale(add(c, a), 0.5), centroid),
-        if three { third } else { 0.0 },
-    );
+    let [(p1, w1), (p2, w2), (p3, w3)] = drag_points(piece.v, centroid, area, three);
     // (Calls, not a closure: a closure this size may be left out of line, and closures are
     // compiled for the baseline processor only.)
     let m = (com, velocity, omega);
@@ -1123,5 +1088,111 @@ impl LaneScratch {
 
     pub fn give_back(scratch: LaneScratch) {
         SCRATCH.with(|s| *s.borrow_mut() = scratch);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clip::{self, Tri};
+
+    /// A small deterministic generator (no dependency).
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self) -> f64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 11) as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
+        }
+    }
+
+    fn bits(p: &Piece) -> Vec<u64> {
+        p.v.iter().flatten().chain(&p.h).map(|x| x.to_bits()).collect()
+    }
+
+    fn tri_bits(t: &Tri) -> Vec<u64> {
+        t.v.iter()
+            .flat_map(|v| v.to_array())
+            .chain(t.height)
+            .map(f64::to_bits)
+            .collect()
+    }
+
+    /// A missing piece: three corners on one point (no area, so no force).
+    fn is_none(p: &Piece) -> bool {
+        p.v[1] == p.v[0] && p.v[2] == p.v[0]
+    }
+
+    /// The lanes' clipping against `clip.rs`'s, to the bit, for one triangle.
+    fn check(v: [[f64; 3]; 3], h: [f64; 3]) {
+        let lanes = clip(v, h);
+        let reference = clip::clip(&Tri {
+            v: v.map(DVec3::from_array),
+            height: h,
+        });
+        assert_eq!(
+            lanes.under as usize,
+            h.iter().filter(|&&h| h < 0.0).count(),
+            "{v:?} {h:?}"
+        );
+        for (name, got, want) in [
+            ("wet", &lanes.wet, reference.submerged()),
+            ("dry", &lanes.dry, reference.emerged()),
+        ] {
+            for (k, piece) in got.iter().enumerate() {
+                match want.get(k) {
+                    Some(t) => assert_eq!(bits(piece), tri_bits(t), "{name} piece {k} of {v:?} {h:?}"),
+                    None => assert!(is_none(piece), "{name} piece {k} of {v:?} {h:?} should be missing"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_lanes_clip_a_triangle_into_clip_rs_pieces_to_the_bit() {
+        let mut rng = Lcg(29);
+        let mut cases = 0;
+        // Heights that matter: on the water (+0 and -0), just under or over it, far off.
+        let special = [0.0, -0.0, 1e-300, -1e-300, f64::MIN_POSITIVE, -1e-12, 1e-12, -3.0, 5.0];
+        for round in 0..20_000 {
+            let mut corner = || [rng.next(), rng.next(), rng.next()];
+            let mut v = [corner(), corner(), corner()];
+            match round % 5 {
+                // Degenerate: two corners on one point, or three on a line.
+                1 => v[1] = v[0],
+                2 => v[2] = std::array::from_fn(|x| 0.5 * (v[0][x] + v[1][x])),
+                // A sliver: the third corner a hair from the first edge.
+                3 => v[2] = std::array::from_fn(|x| v[0][x] + 0.3 * (v[1][x] - v[0][x]) + 1e-13),
+                _ => {}
+            }
+            let level = rng.next() * 0.8;
+            let mut h = v.map(|p| p[1] - level);
+            if round % 3 == 0 {
+                let k = (round / 3) % 3;
+                h[k] = special[(round / 9) % special.len()];
+            }
+            if round % 7 == 0 {
+                h[(round + 1) % 3] = special[(round / 7) % special.len()];
+            }
+            check(v, h);
+            cases += 1;
+        }
+        // Every count of corners under the water, with corners on it.
+        for h in [
+            [-1.0, -2.0, -0.5],
+            [1.0, 2.0, 0.5],
+            [0.0, 0.0, 0.0],
+            [-0.0, -0.0, -0.0],
+            [0.0, -1.0, -1.0],
+            [0.0, 0.0, -1.0],
+            [-1.0, 0.0, 1.0],
+            [1.0, -1.0, 0.0],
+        ] {
+            check([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], h);
+            cases += 1;
+        }
+        assert!(cases > 20_000);
     }
 }

@@ -5,11 +5,16 @@ pub mod added_mass;
 pub mod air;
 pub mod buoyancy;
 pub mod damping;
+pub(crate) mod drag;
 pub mod limiter;
 pub mod lumped;
 pub mod pressure_drag;
+pub(crate) mod row;
 pub mod slamming;
 pub mod viscous;
+
+#[cfg(test)]
+mod kernel_tests;
 
 /// Skin friction, ITTC 1957 (`KEEL_FORCE_VISCOUS`).
 pub const FORCE_VISCOUS: u32 = 1;

@@ -227,15 +227,7 @@ pub(crate) fn slamming_row(
         speed.max(params.fade_speed) / dt
     };
     let ratio = (gamma / gamma_max).clamp(0.0, 1.0);
-    let ratio = if params.power == 0.5 {
-        ratio.sqrt()
-    } else if params.power == 1.0 {
-        ratio
-    } else if params.power == 2.0 {
-        ratio * ratio
-    } else {
-        1.0
-    };
+    let ratio = super::pressure_drag::fast_power(ratio, params.power);
     let scale = 2.0 * area / params.hull_area;
     let magnitude = -ratio * cos * params.multiplier;
     // (The tests `slamming_force` makes, so that NaN takes the same way.)

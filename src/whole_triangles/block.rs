@@ -1,0 +1,758 @@
+//! The pass over the triangles wholly under or wholly above the water.
+
+use super::*;
+use crate::forces::air::air_row;
+use crate::forces::buoyancy::depth_weighted_midpoints;
+
+/// Forces on every triangle wholly under or above the water. Writes the slamming history
+/// of every triangle (the step then overwrites that of the cut ones), the triangles for
+/// [`drag_pass`], and the cut triangles to `cut`.
+///
+/// The loop works in the body's axes: the hull's corners, centroids and normals are
+/// read as stored, the body's motion, the wind and the up direction are turned into
+/// body axes once, and the sums are turned back into world axes at the end. Only the
+/// slamming history (which must compare with the last step's, in other axes) and the
+/// water's velocity are turned per triangle.
+#[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn whole_pass<'a, 'h>(
+    mesh: &Mesh<'a>,
+    motion: &Motion,
+    params: &WholeParams,
+    rows_of: std::ops::Range<usize>,
+    prior: &HistoryChunk<'h>,
+    history: &mut HistoryChunkMut<'h>,
+    wet: &mut WetRowsMut<'h>,
+    cut: &mut Vec<u32>,
+    scratch: &mut Scratch,
+) -> WholeSums {
+    // A slamming power of 2 (the default) needs neither |swept| nor the power's square
+    // root, and still water needs no water velocity: the loop is specialised for both
+    // (in vector code both sides of a choice run).
+    let square = params.slamming.is_none_or(|(s, _)| s.power == 2.0);
+    let args = (mesh, motion, params, rows_of, prior, history, wet, cut, scratch);
+    match (square, mesh.water_velocities.is_some()) {
+        (true, false) => whole_loop::<true, false>(args),
+        (true, true) => whole_loop::<true, true>(args),
+        (false, false) => whole_loop::<false, false>(args),
+        (false, true) => whole_loop::<false, true>(args),
+    }
+}
+
+type WholeArgs<'m, 'a, 'h> = (
+    &'m Mesh<'a>,
+    &'m Motion,
+    &'m WholeParams,
+    std::ops::Range<usize>,
+    &'m HistoryChunk<'h>,
+    &'m mut HistoryChunkMut<'h>,
+    &'m mut WetRowsMut<'h>,
+    &'m mut Vec<u32>,
+    &'m mut Scratch,
+);
+
+/// The body's motion and the step's constants, in body axes, as the loop reads them.
+#[derive(Clone, Copy)]
+pub(super) struct WholeConstants {
+    /// Body to world, and world to body (column-major).
+    r: [f64; 9],
+    to_body: [f64; 9],
+    com: [f64; 3],
+    velocity: [f64; 3],
+    omega: [f64; 3],
+    /// The body's velocity in world axes.
+    world_velocity: [f64; 3],
+    /// World up in body axes.
+    up: [f64; 3],
+    exact: bool,
+    vertical_only: bool,
+    /// `-rho g / 6`, zero when pressure is not summed per triangle.
+    k: f64,
+    slam_on: bool,
+    slam: SlammingParams,
+    stop_per_area: f64,
+    fixed_cap: bool,
+    cap: f64,
+    air_on: bool,
+    air_factor: f64,
+    wind: [f64; 3],
+    lumped_on: bool,
+    facing_direction: [f64; 3],
+}
+
+impl WholeConstants {
+    /// The step's constants for a body turned by `turn` (body to world).
+    pub(super) fn new(turn: DMat3, motion: &Motion, params: &WholeParams) -> Self {
+        let r = turn.to_cols_array();
+        let to_body = turn.transpose();
+        let local = |v: DVec3| (to_body * v).to_array();
+        let (slam_on, slam, dt) = match params.slamming {
+            Some((s, dt)) => (true, s, dt),
+            None => (
+                false,
+                SlammingParams {
+                    power: 1.0,
+                    max_acceleration: 1.0,
+                    fade_speed: 0.0,
+                    multiplier: 0.0,
+                    mass: 0.0,
+                    hull_area: 1.0,
+                },
+                1.0,
+            ),
+        };
+        let (air_on, air_factor, wind) = match params.air {
+            Some((density, coefficient, w)) => (true, -0.5 * density * coefficient, local(w)),
+            None => (false, 0.0, [0.0; 3]),
+        };
+        let (lumped_on, facing_direction) = match params.lumped_air {
+            Some(v) if v.length() > 0.0 => (true, local(v / v.length())),
+            Some(_) => (true, [0.0; 3]),
+            None => (false, [0.0; 3]),
+        };
+        WholeConstants {
+            r,
+            to_body: to_body.to_cols_array(),
+            com: local(motion.com),
+            velocity: local(motion.velocity),
+            omega: local(motion.angular_velocity),
+            world_velocity: motion.velocity.to_array(),
+            up: [r[1], r[4], r[7]],
+            exact: params.pressure == Pressure::Exact,
+            vertical_only: params.vertical_only,
+            k: if params.pressure != Pressure::Off {
+                -params.rho_g / 6.0
+            } else {
+                0.0
+            },
+            slam_on,
+            slam,
+            stop_per_area: 2.0 * slam.mass / slam.hull_area / dt,
+            fixed_cap: slam.max_acceleration > 0.0,
+            cap: slam.max_acceleration * dt,
+            air_on,
+            air_factor,
+            wind,
+            lumped_on,
+            facing_direction,
+        }
+    }
+}
+
+/// A block of rows: the hull's, the last step's history, the corners' heights and the
+/// water's velocity averaged over the corners.
+pub(super) struct WholeRows<'a, C> {
+    pub(super) corners: [[&'a [C]; 3]; 3],
+    pub(super) centroids: [&'a [f64]; 3],
+    pub(super) normals: [&'a [f64]; 3],
+    pub(super) areas: &'a [f64],
+    pub(super) prior_swept: [&'a [f32]; 3],
+    pub(super) heights: &'a [[f64; BLOCK]; 3],
+    pub(super) water: &'a [[f64; BLOCK]; 3],
+}
+
+#[inline(always)]
+fn whole_loop<const SQUARE: bool, const MOVING: bool>(
+    (mesh, motion, params, rows_of, prior, history, wet, cut, scratch): WholeArgs<'_, '_, '_>,
+) -> WholeSums {
+    let cols = mesh.columns;
+    let (first, t) = (rows_of.start, rows_of.end);
+    let turn = mesh.rotation;
+    let constants = WholeConstants::new(turn, motion, params);
+    let r = constants.r;
+    let moving = mesh.water_velocities.unwrap_or(&[]);
+
+    // The thread's (not zeroed at every call): the loop reads only its copies of a lane
+    // group's rows, so its stores here need no run-time alias checks.
+    let copied = &mut scratch.copied;
+    // Zeroed once per call (1.5 kB): rows past a short block's end are never read. (On the
+    // stack: written by gathers from the heap, which a heap buffer would have to be
+    // checked against at run time.)
+    let mut heights = [[0.0f64; BLOCK]; 3];
+    let mut water = [[0.0f64; BLOCK]; 3];
+    let mut wet_sums = [[0.0f64; LANES]; WET_SUMMED];
+    let mut dry_sums = [[0.0f64; LANES]; DRY_OUT];
+    let mut wet_count = 0usize;
+    // Flat water: the pose for the wholly wet blocks' moments (not for the pressure's
+    // centroid lever, which they do not cover).
+    let flat_pose = mesh
+        .flat
+        .filter(|_| params.pressure != Pressure::Centroid)
+        .map(|(origin_y, level)| FlatPose {
+            up: DVec3::new(r[1], r[4], r[7]),
+            height: origin_y - level,
+            com: DVec3::from_array(constants.com),
+            k: constants.k,
+            vertical_only: constants.vertical_only,
+        });
+    cut.clear();
+    for start in (first..t).step_by(BLOCK) {
+        let n = BLOCK.min(t - start);
+        let range = start..start + n;
+        // The same rows in the chunk's own columns.
+        let chunk = start - first..start - first + n;
+        let indices = cols.indices.each_ref().map(|c| &c[range.clone()]);
+        let corners = cols
+            .corners
+            .each_ref()
+            .map(|c| c.each_ref().map(|axis| &axis[range.clone()]));
+        // Over flat water, a block whose box is above the water by more than rounding
+        // is dry without its corners' heights (half of a floating hull's blocks), and
+        // one below it wholly wet (when its moments give its hydrostatics, which need no
+        // heights either).
+        let (above, below) = match mesh.flat {
+            Some((origin_y, level)) => {
+                let [centre, half] = cols.block_bounds[start / BLOCK];
+                let height = ((r[1] * centre.x + r[4] * centre.y + r[7] * centre.z) + origin_y) - level;
+                let reach = r[1].abs() * half.x + r[4].abs() * half.y + r[7].abs() * half.z;
+                let rounding = 1e-9 * (centre.abs().element_sum() + half.element_sum() + origin_y.abs() + level.abs());
+                (
+                    height - reach > rounding,
+                    flat_pose.is_some() && height + reach < -rounding,
+                )
+            }
+            None => (false, false),
+        };
+        match mesh.flat {
+            _ if above || below => {}
+            // The same arithmetic as the vertex heights (`Body::sample_water`), to the
+            // bit, so that this loop and the clipping code agree on which triangles are
+            // cut.
+            Some((origin_y, level)) => {
+                for (h, [x, y, z]) in heights.iter_mut().zip(corners) {
+                    for i in 0..n {
+                        let (x, y, z) = (f64::from(x[i]), f64::from(y[i]), f64::from(z[i]));
+                        h[i] = ((r[1] * x + r[4] * y + r[7] * z) + origin_y) - level;
+                    }
+                }
+            }
+            // (Indices clamped to the last vertex, which they never pass: the compiler
+            // then knows every read is in bounds and gathers a vector of them at once.)
+            None => {
+                let last = mesh.heights.len().saturating_sub(1);
+                let all = &mesh.heights[..=last];
+                for (h, ids) in heights.iter_mut().zip(indices) {
+                    for (h, &v) in h[..n].iter_mut().zip(ids) {
+                        *h = all[(v as usize).min(last)];
+                    }
+                }
+            }
+        }
+        // A block wholly under or wholly above the water (most of them: the hull's
+        // triangles are ordered by height) skips the other side's forces.
+        let count = |wet: bool| -> usize {
+            heights
+                .iter()
+                .map(|h| h[..n].iter().filter(|&&h| if wet { h < 0.0 } else { h >= 0.0 }).count())
+                .sum()
+        };
+        let kind = if above || (!below && count(false) == 3 * n) {
+            Kind::Dry
+        } else if below || count(true) == 3 * n {
+            Kind::Wet
+        } else {
+            Kind::Mixed
+        };
+        if MOVING && kind != Kind::Dry {
+            // The water's velocity averaged over the corners (world axes), three columns
+            // for the loop to read rather than nine; dry blocks never read it (its
+            // gathers were a quarter of the pass on a bunny in waves).
+            let last = moving.len().saturating_sub(1);
+            let all = &moving[..=last];
+            let third = 1.0 / 3.0;
+            for i in 0..n {
+                let [a, b, c] = indices.map(|ids| all[(ids[i] as usize).min(last)]);
+                water[0][i] = (a.x + b.x + c.x) * third;
+                water[1][i] = (a.y + b.y + c.y) * third;
+                water[2][i] = (a.z + b.z + c.z) * third;
+            }
+        }
+        let rows = WholeRows {
+            corners,
+            centroids: rows(&cols.centroid, &range),
+            normals: rows(&cols.normal, &range),
+            areas: &cols.area[range.clone()],
+            prior_swept: rows(&prior.swept, &chunk),
+            heights: &heights,
+            water: &water,
+        };
+        let out = (&mut *copied, &mut wet_sums, &mut dry_sums);
+        match (kind, flat_pose) {
+            (Kind::Dry, _) => whole_block::<_, true, false, false, true, true>(&constants, &rows, n, out),
+            // Under flat water, a wholly wet block's hydrostatics come from its moments;
+            // the loop does the rest.
+            (Kind::Wet, Some(pose)) => {
+                let block = cols.block_moments[start / BLOCK].sums(&pose);
+                let lane_0 = [
+                    (0, block.force.x),
+                    (1, block.force.y),
+                    (2, block.force.z),
+                    (3, block.torque.x),
+                    (4, block.torque.y),
+                    (5, block.torque.z),
+                    (6, block.volume),
+                    (7, block.volume_moment.x),
+                    (8, block.volume_moment.y),
+                    (9, block.volume_moment.z),
+                    (10, block.wetted),
+                    (11, block.wetted_moment.x),
+                    (12, block.wetted_moment.y),
+                    (13, block.wetted_moment.z),
+                    (20, block.depth_moment),
+                ];
+                for (k, value) in lane_0 {
+                    out.1[k][0] += value;
+                }
+                whole_block::<_, SQUARE, MOVING, true, false, false>(&constants, &rows, n, out)
+            }
+            (Kind::Wet, None) => whole_block::<_, SQUARE, MOVING, true, false, true>(&constants, &rows, n, out),
+            (Kind::Mixed, _) => whole_block::<_, SQUARE, MOVING, true, true, true>(&constants, &rows, n, out),
+        }
+        let groups = &copied[..n / LANES];
+        let column = |k: usize| groups.iter().flat_map(move |g| g[k]);
+        // A lane group at a time, as fixed-size copies (vector moves, not a call or a
+        // loop of single numbers).
+        let copy = |to: &mut [f64], k: usize| {
+            for (to, group) in to.chunks_exact_mut(LANES).zip(groups) {
+                if let Ok(to) = <&mut [f64; LANES]>::try_from(to) {
+                    *to = group[k];
+                }
+            }
+        };
+        let history_swept = rows_mut(&mut history.swept, &chunk);
+        if kind == Kind::Dry {
+            zero_rows(&mut wet.area[chunk.clone()]);
+            for swept in history_swept {
+                swept.fill(0.0);
+            }
+            continue;
+        }
+        copy(&mut wet.area[chunk.clone()], 0);
+        for (k, swept) in history_swept.into_iter().enumerate() {
+            for (to, group) in swept.chunks_exact_mut(LANES).zip(groups) {
+                if let Ok(to) = <&mut [f32; LANES]>::try_from(to) {
+                    *to = group[1 + k].map(narrow);
+                }
+            }
+        }
+        if MOVING {
+            for (k, water) in wet.water.iter_mut().enumerate() {
+                copy(&mut water[chunk.clone()], 5 + k);
+            }
+        }
+        wet_count += groups
+            .iter()
+            .map(|g| g[0].iter().filter(|&&a| a > 0.0).count())
+            .sum::<usize>();
+        if kind == Kind::Wet {
+            continue;
+        }
+        for (i, is_cut) in column(4).enumerate() {
+            if is_cut != 0.0 {
+                cut.push((start + i) as u32);
+            }
+        }
+    }
+    whole_sums(turn, params.vertical_only, &wet_sums, &dry_sums, wet_count)
+}
+
+/// Zeroes a block's rows: a whole block as a fixed-size array (vector moves rather than
+/// a call to `memset`).
+#[inline(always)]
+fn zero_rows(to: &mut [f64]) {
+    match <&mut [f64; BLOCK]>::try_from(&mut *to) {
+        Ok(whole) => *whole = [0.0; BLOCK],
+        Err(_) => to.fill(0.0),
+    }
+}
+
+/// Running sums `k` to `k + 2` as a vector, turned into world axes by `turn`.
+#[inline(always)]
+fn turned(turn: DMat3, sums: &[[f64; LANES]], k: usize) -> DVec3 {
+    turn * DVec3::new(total_lanes(sums[k]), total_lanes(sums[k + 1]), total_lanes(sums[k + 2]))
+}
+
+/// The sums of the loop's columns, turned into world axes by `turn`. (By reference:
+/// passed by value, its 2 kB of sums were copied at every call. Not inlined: in the loop's
+/// function it made the loop itself 9 % slower, flat bunny.)
+#[inline(never)]
+pub(super) fn whole_sums(
+    turn: DMat3,
+    vertical_only: bool,
+    wet_sums: &LaneSums<WET_SUMMED>,
+    dry_sums: &LaneSums<DRY_OUT>,
+    wet_count: usize,
+) -> WholeSums {
+    let total = total_lanes;
+    let (world, world_dry) = (
+        |k: usize| turned(turn, wet_sums, k),
+        |k: usize| turned(turn, dry_sums, k),
+    );
+    let sums = wet_sums;
+    let mut buoyancy_force = world(0);
+    if vertical_only {
+        // Along world up by construction; exactly, not to rounding.
+        buoyancy_force.x = 0.0;
+        buoyancy_force.z = 0.0;
+    }
+    WholeSums {
+        buoyancy_force,
+        buoyancy_torque: world(3),
+        volume: total(sums[6]),
+        volume_moment: -world(7) - DVec3::new(0.0, total(sums[20]), 0.0),
+        area: total(sums[10]),
+        area_moment: world(11),
+        slamming_force: world(14),
+        slamming_torque: world(17),
+        air_force: world_dry(0),
+        air_torque: world_dry(3),
+        projected_area: total(dry_sums[6]),
+        emerged_area: total(dry_sums[7]),
+        emerged_moment: world_dry(8),
+        wet_count,
+    }
+}
+
+/// The forces on the `n` rows of a block (a multiple of [`LANES`]), added into the
+/// running sums, and what the step keeps per row into `copied`.
+/// `WET`/`DRY`: whether the block may hold wholly wet / wholly dry triangles (a block
+/// with only one kind skips the other's forces; one with both also finds the cut ones).
+/// `HYDRO`: whether the loop sums the wet rows' hydrostatics and wetted area (not when
+/// the block's moments gave them, [`crate::flat_moments`]).
+#[inline(always)]
+pub(super) fn whole_block<
+    C: Column,
+    const SQUARE: bool,
+    const MOVING: bool,
+    const WET: bool,
+    const DRY: bool,
+    const HYDRO: bool,
+>(
+    c: &WholeConstants,
+    rows: &WholeRows<'_, C>,
+    n: usize,
+    (copied, wet_sums, dry_sums): (&mut Copied, &mut LaneSums<WET_SUMMED>, &mut LaneSums<DRY_OUT>),
+) {
+    debug_assert!(n.is_multiple_of(LANES) && n <= BLOCK);
+    let third = 1.0 / 3.0;
+    let (r, com, omega, up) = (c.r, c.com, c.omega, c.up);
+    let WholeRows {
+        corners,
+        centroids,
+        normals,
+        areas,
+        prior_swept,
+        heights,
+        water: gathered_water,
+    } = rows;
+    for g in 0..n.min(BLOCK) / LANES {
+        // This group's rows, copied out (written element by element: `array::map` over
+        // arrays this size became calls to `memcpy`).
+        let group = |column: &[f64]| lane_group(column, g);
+        let three = |[x, y, z]: &[&[f64]; 3]| [group(x), group(y), group(z)];
+        let areas = group(areas);
+        let (normals, centroids) = (three(normals), three(centroids));
+        let prior_swept = [
+            f32::lane_group(prior_swept[0], g),
+            f32::lane_group(prior_swept[1], g),
+            f32::lane_group(prior_swept[2], g),
+        ];
+        let widened = |[x, y, z]: &[&[C]; 3]| [C::lane_group(x, g), C::lane_group(y, g), C::lane_group(z, g)];
+        let corners = [widened(&corners[0]), widened(&corners[1]), widened(&corners[2])];
+        let heights = [group(&heights[0]), group(&heights[1]), group(&heights[2])];
+        let gathered_water = [
+            group(&gathered_water[0]),
+            group(&gathered_water[1]),
+            group(&gathered_water[2]),
+        ];
+        // (One pointer for every kept column: through one per column, the compiler would
+        // check at run time that no two overlap, and deem eight lanes not worth it.)
+        let copied = &mut copied[g];
+        for l in 0..LANES {
+            let (ha, hb, hc) = (heights[0][l], heights[1][l], heights[2][l]);
+            let is_wet = match (WET, DRY) {
+                (true, true) => ha < 0.0 && hb < 0.0 && hc < 0.0,
+                _ => WET,
+            };
+            let is_dry = match (WET, DRY) {
+                (true, true) => ha >= 0.0 && hb >= 0.0 && hc >= 0.0,
+                _ => DRY,
+            };
+            let area = areas[l];
+            let normal = [normals[0][l], normals[1][l], normals[2][l]];
+            let centroid = [centroids[0][l], centroids[1][l], centroids[2][l]];
+            let arm = sub(centroid, com);
+            let spin = cross(omega, arm);
+            let is_cut = if !is_wet && !is_dry { 1.0 } else { 0.0 };
+            let zero = [0.0; 3];
+
+            let wet_out = if WET {
+                let corner = |k: usize| [corners[k][0][l], corners[k][1][l], corners[k][2][l]];
+                let (a, b, cc) = (corner(0), corner(1), corner(2));
+                // cross(b - a, c - a), as stored.
+                let s = scale(normal, area * 2.0);
+                let s_up = dot(up, s);
+                let world_water = if MOVING {
+                    let w = &gathered_water;
+                    [w[0][l], w[1][l], w[2][l]]
+                } else {
+                    [0.0; 3]
+                };
+                let water = if MOVING {
+                    let (m, w) = (c.to_body, world_water);
+                    [
+                        m[0] * w[0] + m[3] * w[1] + m[6] * w[2],
+                        m[1] * w[0] + m[4] * w[1] + m[7] * w[2],
+                        m[2] * w[0] + m[5] * w[1] + m[8] * w[2],
+                    ]
+                } else {
+                    [0.0; 3]
+                };
+                let velocity = [
+                    c.velocity[0] + spin[0] - water[0],
+                    c.velocity[1] + spin[1] - water[1],
+                    c.velocity[2] + spin[2] - water[2],
+                ];
+                let wetted = if is_wet { area } else { 0.0 };
+
+                // Hydrostatic pressure (forces::buoyancy::pressure). Its moment about the
+                // centre of mass is `(P / (4 D) - com) x s k D` with `P` the depth-weighted
+                // edge midpoints, `D` the depth sum and `k = -rho g / 6`: written as
+                // `(P / 4 - com D) x s k`, with no division. Vertical buoyancy keeps the part
+                // of `s` along world up.
+                // (Depths are zero where not wholly wet: a vertex with no water under it has
+                // an infinite height, and an infinite depth times a zero weight is NaN.)
+                let (da, db, dc) = if is_wet { (-ha, -hb, -hc) } else { (0.0, 0.0, 0.0) };
+                let depth_sum = da + db + dc;
+                let pushed = if c.vertical_only { scale(up, s_up) } else { s };
+                let pushed_k = scale(pushed, c.k);
+                let force = scale(pushed_k, depth_sum);
+                // (Both levers computed and one chosen: a branch here keeps the compiler
+                // from vectorising the loop.)
+                // `P / 4`: the edge midpoints weighted by their mean depths, which is also the
+                // submerged volume's moment below.
+                let (ab, bc, ca) = (da + db, db + dc, dc + da);
+                let weighted = scale(depth_weighted_midpoints([a, b, cc], [da, db, dc]), 0.25);
+                let exact_lever: [f64; 3] = std::array::from_fn(|x| weighted[x] - com[x] * depth_sum);
+                let centroid_lever = scale(arm, depth_sum);
+                let lever: [f64; 3] = std::array::from_fn(|x| if c.exact { exact_lever[x] } else { centroid_lever[x] });
+                let torque = cross(lever, pushed_k);
+
+                // Submerged volume (forces::buoyancy::SubmergedVolume::add): the volume under
+                // the triangle down to the water, and its moment: the edge midpoints weighted
+                // by their mean depths (`weighted`, above), and the depths' own part along
+                // world up, `(ab^2 + bc^2 + ca^2) / 8`. (Halving a midpoint and a depth before
+                // multiplying them, and quartering the product, give the same bits: scaling by
+                // a power of two is exact.)
+                let area_y = if is_wet { s_up * 0.5 } else { 0.0 };
+                let volume = -(area_y * depth_sum * third);
+                let depth_squares = (ab * ab + bc * bc + ca * ca) * 0.125;
+                let w = area_y * third;
+
+                // Slamming (forces::slamming::slamming_force; the wetted area is the
+                // triangle's). ratio = |swept| / (A r) with r = |v| (or dt Gamma_max when set)
+                // and cos = v.n / |v|: one division for both, and for the power 2
+                // ratio^2 = |swept|^2 |v| / (A^2 r^2 |v|), no root of |swept|^2. The swept
+                // volume rate compares with the last step's, kept in world axes.
+                let speed = dot(velocity, velocity).sqrt();
+                let along = dot(velocity, normal);
+                let acts = c.slam_on && is_wet && along > 0.0;
+                // In world axes, the water's velocity taken away last, as the one-at-a-time
+                // code does: turning a velocity whose world components differ by many orders
+                // (a body in a 1e30 m/s current) would bury its small components under the
+                // big one's rounding, and the swept volume is a difference of two such
+                // velocities, which the mass times |v| then multiplies back up.
+                // (The spin turned into world axes, rather than the arm turned and crossed
+                // with the world's omega: the same vector, fewer operations, and the spin
+                // is small beside the body's own velocity, which stays as the host gave it.)
+                let world_spin = [
+                    r[0] * spin[0] + r[3] * spin[1] + r[6] * spin[2],
+                    r[1] * spin[0] + r[4] * spin[1] + r[7] * spin[2],
+                    r[2] * spin[0] + r[5] * spin[1] + r[8] * spin[2],
+                ];
+                let world_velocity = [
+                    c.world_velocity[0] + world_spin[0] - world_water[0],
+                    c.world_velocity[1] + world_spin[1] - world_water[1],
+                    c.world_velocity[2] + world_spin[2] - world_water[2],
+                ];
+                let swept = [
+                    world_velocity[0] * wetted - prior_swept[0][l],
+                    world_velocity[1] * wetted - prior_swept[1][l],
+                    world_velocity[2] * wetted - prior_swept[2][l],
+                ];
+                let swept_squared = dot(swept, swept);
+                // Gamma_max dt: the fixed cap, or the speed but no less than the fade speed.
+                let reach = if c.fixed_cap {
+                    c.cap
+                } else {
+                    speed.max(c.slam.fade_speed)
+                };
+                let (ratio_power, cos) = if SQUARE {
+                    let scale = wetted * reach;
+                    let scale_squared = scale * scale;
+                    let inverse = 1.0 / if acts { scale_squared * speed } else { 1.0 };
+                    (
+                        (swept_squared * speed * inverse).min(1.0),
+                        along * scale_squared * inverse,
+                    )
+                } else {
+                    let inverse = 1.0 / if acts { wetted * reach * speed } else { 1.0 };
+                    let ratio = (swept_squared.sqrt() * speed * inverse).clamp(0.0, 1.0);
+                    (fast_power(ratio, c.slam.power), along * wetted * reach * inverse)
+                };
+                let acting = -(ratio_power * cos * c.slam.multiplier * (wetted * c.stop_per_area));
+                let magnitude = if acts { acting } else { 0.0 };
+                let slam_force = scale(velocity, magnitude);
+                let slam_torque = cross(arm, slam_force);
+
+                (
+                    force,
+                    torque,
+                    volume,
+                    scale(weighted, w),
+                    wetted,
+                    scale(centroid, wetted),
+                    slam_force,
+                    slam_torque,
+                    w * depth_squares,
+                    world_velocity,
+                    water,
+                )
+            } else {
+                (zero, zero, 0.0, zero, 0.0, zero, zero, zero, 0.0, zero, zero)
+            };
+            let (
+                force,
+                torque,
+                volume,
+                volume_moment,
+                wetted,
+                wetted_moment,
+                slam_force,
+                slam_torque,
+                depth_moment,
+                world_velocity,
+                water,
+            ) = wet_out;
+            // (A wholly dry block keeps a swept volume rate of zero: no wetted area.)
+
+            let dry_out = if DRY {
+                // Air resistance (forces::air::air_force) and the lumped resistance's areas.
+                let dry_area = if is_dry { area } else { 0.0 };
+                let relative = [
+                    c.velocity[0] + spin[0] - c.wind[0],
+                    c.velocity[1] + spin[1] - c.wind[1],
+                    c.velocity[2] + spin[2] - c.wind[2],
+                ];
+                let air_force = air_row(relative, normal, dry_area, c.air_factor, c.air_on && is_dry);
+                let air_torque = cross(arm, air_force);
+                let lumped_area = if c.lumped_on { dry_area } else { 0.0 };
+                let facing = dot(normal, c.facing_direction).max(0.0);
+                (
+                    air_force,
+                    air_torque,
+                    lumped_area * facing,
+                    lumped_area,
+                    scale(centroid, lumped_area),
+                )
+            } else {
+                (zero, zero, 0.0, 0.0, zero)
+            };
+            let (air_force, air_torque, projected_area, lumped_area, lumped_moment) = dry_out;
+
+            if WET {
+                let summed = [
+                    force[0],
+                    force[1],
+                    force[2],
+                    torque[0],
+                    torque[1],
+                    torque[2],
+                    volume,
+                    volume_moment[0],
+                    volume_moment[1],
+                    volume_moment[2],
+                    wetted,
+                    wetted_moment[0],
+                    wetted_moment[1],
+                    wetted_moment[2],
+                    slam_force[0],
+                    slam_force[1],
+                    slam_force[2],
+                    slam_torque[0],
+                    slam_torque[1],
+                    slam_torque[2],
+                    depth_moment,
+                ];
+                if HYDRO {
+                    for (sum, value) in wet_sums.iter_mut().zip(summed) {
+                        sum[l] += value;
+                    }
+                } else {
+                    // (The block's moments gave the others.)
+                    for (sum, value) in wet_sums[14..20].iter_mut().zip(&summed[14..20]) {
+                        sum[l] += value;
+                    }
+                }
+                // Copied out after the loop, so that the loop writes only to the stack
+                // (writes to the heap would need run-time alias checks). Every column, even
+                // those a wet block leaves at zero: a store that depends on the column keeps
+                // the compiler from vectorising the loop.
+                copied[0][l] = wetted;
+                // (The swept volume rate, what the next step compares with.)
+                copied[1][l] = world_velocity[0] * wetted;
+                copied[2][l] = world_velocity[1] * wetted;
+                copied[3][l] = world_velocity[2] * wetted;
+                copied[4][l] = is_cut;
+                copied[5][l] = water[0];
+                copied[6][l] = water[1];
+                copied[7][l] = water[2];
+            }
+            if DRY {
+                let summed = [
+                    air_force[0],
+                    air_force[1],
+                    air_force[2],
+                    air_torque[0],
+                    air_torque[1],
+                    air_torque[2],
+                    projected_area,
+                    lumped_area,
+                    lumped_moment[0],
+                    lumped_moment[1],
+                    lumped_moment[2],
+                ];
+                for (sum, value) in dry_sums.iter_mut().zip(summed) {
+                    sum[l] += value;
+                }
+            }
+        }
+    }
+}
+
+/// What a block of triangles holds: only wholly dry ones, only wholly wet ones, or any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Dry,
+    Wet,
+    Mixed,
+}
+
+impl std::ops::AddAssign for WholeSums {
+    fn add_assign(&mut self, o: Self) {
+        self.buoyancy_force += o.buoyancy_force;
+        self.buoyancy_torque += o.buoyancy_torque;
+        self.slamming_force += o.slamming_force;
+        self.slamming_torque += o.slamming_torque;
+        self.volume += o.volume;
+        self.volume_moment += o.volume_moment;
+        self.area += o.area;
+        self.area_moment += o.area_moment;
+        self.air_force += o.air_force;
+        self.air_torque += o.air_torque;
+        self.projected_area += o.projected_area;
+        self.emerged_area += o.emerged_area;
+        self.emerged_moment += o.emerged_moment;
+        self.wet_count += o.wet_count;
+    }
+}
