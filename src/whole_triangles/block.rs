@@ -3,6 +3,7 @@
 use super::*;
 use crate::forces::air::air_row;
 use crate::forces::buoyancy::depth_weighted_midpoints;
+use crate::forces::slamming::{SlammingLaneConstants, slamming_lane};
 
 /// Forces on every triangle wholly under or above the water. Writes the slamming history
 /// of every triangle (the step then overwrites that of the cut ones), the triangles for
@@ -69,10 +70,7 @@ pub(super) struct WholeConstants {
     /// `-rho g / 6`, zero when pressure is not summed per triangle.
     k: f64,
     slam_on: bool,
-    slam: SlammingParams,
-    stop_per_area: f64,
-    fixed_cap: bool,
-    cap: f64,
+    slam: SlammingLaneConstants,
     air_on: bool,
     air_factor: f64,
     wind: [f64; 3],
@@ -126,10 +124,7 @@ impl WholeConstants {
                 0.0
             },
             slam_on,
-            slam,
-            stop_per_area: 2.0 * slam.mass / slam.hull_area / dt,
-            fixed_cap: slam.max_acceleration > 0.0,
-            cap: slam.max_acceleration * dt,
+            slam: SlammingLaneConstants::new(&slam, dt),
             air_on,
             air_factor,
             wind,
@@ -284,21 +279,21 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             (Kind::Wet, Some(pose)) => {
                 let block = cols.block_moments[start / BLOCK].sums(&pose);
                 let lane_0 = [
-                    (0, block.force.x),
-                    (1, block.force.y),
-                    (2, block.force.z),
-                    (3, block.torque.x),
-                    (4, block.torque.y),
-                    (5, block.torque.z),
-                    (6, block.volume),
-                    (7, block.volume_moment.x),
-                    (8, block.volume_moment.y),
-                    (9, block.volume_moment.z),
-                    (10, block.wetted),
-                    (11, block.wetted_moment.x),
-                    (12, block.wetted_moment.y),
-                    (13, block.wetted_moment.z),
-                    (20, block.depth_moment),
+                    (wet_sum::FORCE, block.force.x),
+                    (wet_sum::FORCE + 1, block.force.y),
+                    (wet_sum::FORCE + 2, block.force.z),
+                    (wet_sum::TORQUE, block.torque.x),
+                    (wet_sum::TORQUE + 1, block.torque.y),
+                    (wet_sum::TORQUE + 2, block.torque.z),
+                    (wet_sum::VOLUME, block.volume),
+                    (wet_sum::VOLUME_MOMENT, block.volume_moment.x),
+                    (wet_sum::VOLUME_MOMENT + 1, block.volume_moment.y),
+                    (wet_sum::VOLUME_MOMENT + 2, block.volume_moment.z),
+                    (wet_sum::WETTED, block.wetted),
+                    (wet_sum::WETTED_MOMENT, block.wetted_moment.x),
+                    (wet_sum::WETTED_MOMENT + 1, block.wetted_moment.y),
+                    (wet_sum::WETTED_MOMENT + 2, block.wetted_moment.z),
+                    (wet_sum::DEPTH_MOMENT, block.depth_moment),
                 ];
                 for (k, value) in lane_0 {
                     out.1[k][0] += value;
@@ -327,27 +322,27 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             }
             continue;
         }
-        copy(&mut wet.area[chunk.clone()], 0);
+        copy(&mut wet.area[chunk.clone()], kept::WETTED);
         for (k, swept) in history_swept.into_iter().enumerate() {
             for (to, group) in swept.chunks_exact_mut(LANES).zip(groups) {
                 if let Ok(to) = <&mut [f32; LANES]>::try_from(to) {
-                    *to = group[1 + k].map(narrow);
+                    *to = group[kept::SWEPT + k].map(narrow);
                 }
             }
         }
         if MOVING {
             for (k, water) in wet.water.iter_mut().enumerate() {
-                copy(&mut water[chunk.clone()], 5 + k);
+                copy(&mut water[chunk.clone()], kept::WATER + k);
             }
         }
         wet_count += groups
             .iter()
-            .map(|g| g[0].iter().filter(|&&a| a > 0.0).count())
+            .map(|g| g[kept::WETTED].iter().filter(|&&a| a > 0.0).count())
             .sum::<usize>();
         if kind == Kind::Wet {
             continue;
         }
-        for (i, is_cut) in column(4).enumerate() {
+        for (i, is_cut) in column(kept::CUT).enumerate() {
             if is_cut != 0.0 {
                 cut.push((start + i) as u32);
             }
@@ -389,7 +384,7 @@ pub(super) fn whole_sums(
         |k: usize| turned(turn, dry_sums, k),
     );
     let sums = wet_sums;
-    let mut buoyancy_force = world(0);
+    let mut buoyancy_force = world(wet_sum::FORCE);
     if vertical_only {
         // Along world up by construction; exactly, not to rounding.
         buoyancy_force.x = 0.0;
@@ -397,18 +392,18 @@ pub(super) fn whole_sums(
     }
     WholeSums {
         buoyancy_force,
-        buoyancy_torque: world(3),
-        volume: total(sums[6]),
-        volume_moment: -world(7) - DVec3::new(0.0, total(sums[20]), 0.0),
-        area: total(sums[10]),
-        area_moment: world(11),
-        slamming_force: world(14),
-        slamming_torque: world(17),
-        air_force: world_dry(0),
-        air_torque: world_dry(3),
-        projected_area: total(dry_sums[6]),
-        emerged_area: total(dry_sums[7]),
-        emerged_moment: world_dry(8),
+        buoyancy_torque: world(wet_sum::TORQUE),
+        volume: total(sums[wet_sum::VOLUME]),
+        volume_moment: -world(wet_sum::VOLUME_MOMENT) - DVec3::new(0.0, total(sums[wet_sum::DEPTH_MOMENT]), 0.0),
+        area: total(sums[wet_sum::WETTED]),
+        area_moment: world(wet_sum::WETTED_MOMENT),
+        slamming_force: world(wet_sum::SLAMMING_FORCE),
+        slamming_torque: world(wet_sum::SLAMMING_TORQUE),
+        air_force: world_dry(dry_sum::AIR_FORCE),
+        air_torque: world_dry(dry_sum::AIR_TORQUE),
+        projected_area: total(dry_sums[dry_sum::PROJECTED_AREA]),
+        emerged_area: total(dry_sums[dry_sum::EMERGED_AREA]),
+        emerged_moment: world_dry(dry_sum::EMERGED_MOMENT),
         wet_count,
     }
 }
@@ -434,8 +429,7 @@ pub(super) fn whole_block<
     (copied, wet_sums, dry_sums): (&mut Copied, &mut LaneSums<WET_SUMMED>, &mut LaneSums<DRY_OUT>),
 ) {
     debug_assert!(n.is_multiple_of(LANES) && n <= BLOCK);
-    let third = 1.0 / 3.0;
-    let (r, com, omega, up) = (c.r, c.com, c.omega, c.up);
+    let (com, omega) = (c.com, c.omega);
     let WholeRows {
         corners,
         centroids,
@@ -478,219 +472,37 @@ pub(super) fn whole_block<
                 (true, true) => ha >= 0.0 && hb >= 0.0 && hc >= 0.0,
                 _ => DRY,
             };
-            let area = areas[l];
-            let normal = [normals[0][l], normals[1][l], normals[2][l]];
-            let centroid = [centroids[0][l], centroids[1][l], centroids[2][l]];
-            let arm = sub(centroid, com);
+            let face = Face {
+                area: areas[l],
+                normal: [normals[0][l], normals[1][l], normals[2][l]],
+                centroid: [centroids[0][l], centroids[1][l], centroids[2][l]],
+            };
+            let arm = sub(face.centroid, com);
             let spin = cross(omega, arm);
-            let is_cut = if !is_wet && !is_dry { 1.0 } else { 0.0 };
-            let zero = [0.0; 3];
-
-            let wet_out = if WET {
-                let corner = |k: usize| [corners[k][0][l], corners[k][1][l], corners[k][2][l]];
-                let (a, b, cc) = (corner(0), corner(1), corner(2));
-                // cross(b - a, c - a), as stored.
-                let s = scale(normal, area * 2.0);
-                let s_up = dot(up, s);
-                let world_water = if MOVING {
-                    let w = &gathered_water;
-                    [w[0][l], w[1][l], w[2][l]]
-                } else {
-                    [0.0; 3]
-                };
-                let water = if MOVING {
-                    let (m, w) = (c.to_body, world_water);
-                    [
-                        m[0] * w[0] + m[3] * w[1] + m[6] * w[2],
-                        m[1] * w[0] + m[4] * w[1] + m[7] * w[2],
-                        m[2] * w[0] + m[5] * w[1] + m[8] * w[2],
-                    ]
-                } else {
-                    [0.0; 3]
-                };
-                let velocity = [
-                    c.velocity[0] + spin[0] - water[0],
-                    c.velocity[1] + spin[1] - water[1],
-                    c.velocity[2] + spin[2] - water[2],
-                ];
-                let wetted = if is_wet { area } else { 0.0 };
-
-                // Hydrostatic pressure (forces::buoyancy::pressure). Its moment about the
-                // centre of mass is `(P / (4 D) - com) x s k D` with `P` the depth-weighted
-                // edge midpoints, `D` the depth sum and `k = -rho g / 6`: written as
-                // `(P / 4 - com D) x s k`, with no division. Vertical buoyancy keeps the part
-                // of `s` along world up.
-                // (Depths are zero where not wholly wet: a vertex with no water under it has
-                // an infinite height, and an infinite depth times a zero weight is NaN.)
-                let (da, db, dc) = if is_wet { (-ha, -hb, -hc) } else { (0.0, 0.0, 0.0) };
-                let depth_sum = da + db + dc;
-                let pushed = if c.vertical_only { scale(up, s_up) } else { s };
-                let pushed_k = scale(pushed, c.k);
-                let force = scale(pushed_k, depth_sum);
-                // (Both levers computed and one chosen: a branch here keeps the compiler
-                // from vectorising the loop.)
-                // `P / 4`: the edge midpoints weighted by their mean depths, which is also the
-                // submerged volume's moment below.
-                let (ab, bc, ca) = (da + db, db + dc, dc + da);
-                let weighted = scale(depth_weighted_midpoints([a, b, cc], [da, db, dc]), 0.25);
-                let exact_lever: [f64; 3] = std::array::from_fn(|x| weighted[x] - com[x] * depth_sum);
-                let centroid_lever = scale(arm, depth_sum);
-                let lever: [f64; 3] = std::array::from_fn(|x| if c.exact { exact_lever[x] } else { centroid_lever[x] });
-                let torque = cross(lever, pushed_k);
-
-                // Submerged volume (forces::buoyancy::SubmergedVolume::add): the volume under
-                // the triangle down to the water, and its moment: the edge midpoints weighted
-                // by their mean depths (`weighted`, above), and the depths' own part along
-                // world up, `(ab^2 + bc^2 + ca^2) / 8`. (Halving a midpoint and a depth before
-                // multiplying them, and quartering the product, give the same bits: scaling by
-                // a power of two is exact.)
-                let area_y = if is_wet { s_up * 0.5 } else { 0.0 };
-                let volume = -(area_y * depth_sum * third);
-                let depth_squares = (ab * ab + bc * bc + ca * ca) * 0.125;
-                let w = area_y * third;
-
-                // Slamming (forces::slamming::slamming_force; the wetted area is the
-                // triangle's). ratio = |swept| / (A r) with r = |v| (or dt Gamma_max when set)
-                // and cos = v.n / |v|: one division for both, and for the power 2
-                // ratio^2 = |swept|^2 |v| / (A^2 r^2 |v|), no root of |swept|^2. The swept
-                // volume rate compares with the last step's, kept in world axes.
-                let speed = dot(velocity, velocity).sqrt();
-                let along = dot(velocity, normal);
-                let acts = c.slam_on && is_wet && along > 0.0;
-                // In world axes, the water's velocity taken away last, as the one-at-a-time
-                // code does: turning a velocity whose world components differ by many orders
-                // (a body in a 1e30 m/s current) would bury its small components under the
-                // big one's rounding, and the swept volume is a difference of two such
-                // velocities, which the mass times |v| then multiplies back up.
-                // (The spin turned into world axes, rather than the arm turned and crossed
-                // with the world's omega: the same vector, fewer operations, and the spin
-                // is small beside the body's own velocity, which stays as the host gave it.)
-                let world_spin = [
-                    r[0] * spin[0] + r[3] * spin[1] + r[6] * spin[2],
-                    r[1] * spin[0] + r[4] * spin[1] + r[7] * spin[2],
-                    r[2] * spin[0] + r[5] * spin[1] + r[8] * spin[2],
-                ];
-                let world_velocity = [
-                    c.world_velocity[0] + world_spin[0] - world_water[0],
-                    c.world_velocity[1] + world_spin[1] - world_water[1],
-                    c.world_velocity[2] + world_spin[2] - world_water[2],
-                ];
-                let swept = [
-                    world_velocity[0] * wetted - prior_swept[0][l],
-                    world_velocity[1] * wetted - prior_swept[1][l],
-                    world_velocity[2] * wetted - prior_swept[2][l],
-                ];
-                let swept_squared = dot(swept, swept);
-                // Gamma_max dt: the fixed cap, or the speed but no less than the fade speed.
-                let reach = if c.fixed_cap {
-                    c.cap
-                } else {
-                    speed.max(c.slam.fade_speed)
-                };
-                let (ratio_power, cos) = if SQUARE {
-                    let scale = wetted * reach;
-                    let scale_squared = scale * scale;
-                    let inverse = 1.0 / if acts { scale_squared * speed } else { 1.0 };
-                    (
-                        (swept_squared * speed * inverse).min(1.0),
-                        along * scale_squared * inverse,
-                    )
-                } else {
-                    let inverse = 1.0 / if acts { wetted * reach * speed } else { 1.0 };
-                    let ratio = (swept_squared.sqrt() * speed * inverse).clamp(0.0, 1.0);
-                    (fast_power(ratio, c.slam.power), along * wetted * reach * inverse)
-                };
-                let acting = -(ratio_power * cos * c.slam.multiplier * (wetted * c.stop_per_area));
-                let magnitude = if acts { acting } else { 0.0 };
-                let slam_force = scale(velocity, magnitude);
-                let slam_torque = cross(arm, slam_force);
-
-                (
-                    force,
-                    torque,
-                    volume,
-                    scale(weighted, w),
-                    wetted,
-                    scale(centroid, wetted),
-                    slam_force,
-                    slam_torque,
-                    w * depth_squares,
-                    world_velocity,
-                    water,
-                )
-            } else {
-                (zero, zero, 0.0, zero, 0.0, zero, zero, zero, 0.0, zero, zero)
-            };
-            let (
-                force,
-                torque,
-                volume,
-                volume_moment,
-                wetted,
-                wetted_moment,
-                slam_force,
-                slam_torque,
-                depth_moment,
-                world_velocity,
-                water,
-            ) = wet_out;
-            // (A wholly dry block keeps a swept volume rate of zero: no wetted area.)
-
-            let dry_out = if DRY {
-                // Air resistance (forces::air::air_force) and the lumped resistance's areas.
-                let dry_area = if is_dry { area } else { 0.0 };
-                let relative = [
-                    c.velocity[0] + spin[0] - c.wind[0],
-                    c.velocity[1] + spin[1] - c.wind[1],
-                    c.velocity[2] + spin[2] - c.wind[2],
-                ];
-                let air_force = air_row(relative, normal, dry_area, c.air_factor, c.air_on && is_dry);
-                let air_torque = cross(arm, air_force);
-                let lumped_area = if c.lumped_on { dry_area } else { 0.0 };
-                let facing = dot(normal, c.facing_direction).max(0.0);
-                (
-                    air_force,
-                    air_torque,
-                    lumped_area * facing,
-                    lumped_area,
-                    scale(centroid, lumped_area),
-                )
-            } else {
-                (zero, zero, 0.0, 0.0, zero)
-            };
-            let (air_force, air_torque, projected_area, lumped_area, lumped_moment) = dry_out;
-
             if WET {
-                let summed = [
-                    force[0],
-                    force[1],
-                    force[2],
-                    torque[0],
-                    torque[1],
-                    torque[2],
-                    volume,
-                    volume_moment[0],
-                    volume_moment[1],
-                    volume_moment[2],
-                    wetted,
-                    wetted_moment[0],
-                    wetted_moment[1],
-                    wetted_moment[2],
-                    slam_force[0],
-                    slam_force[1],
-                    slam_force[2],
-                    slam_torque[0],
-                    slam_torque[1],
-                    slam_torque[2],
-                    depth_moment,
-                ];
+                let corner = |k: usize| [corners[k][0][l], corners[k][1][l], corners[k][2][l]];
+                let row = wet_row::<SQUARE, MOVING>(
+                    c,
+                    &face,
+                    WetInput {
+                        corners: [corner(0), corner(1), corner(2)],
+                        heights: [ha, hb, hc],
+                        is_wet,
+                        arm,
+                        spin,
+                        world_water: [gathered_water[0][l], gathered_water[1][l], gathered_water[2][l]],
+                        prior_swept: [prior_swept[0][l], prior_swept[1][l], prior_swept[2][l]],
+                    },
+                );
+                let summed = row.summed();
                 if HYDRO {
                     for (sum, value) in wet_sums.iter_mut().zip(summed) {
                         sum[l] += value;
                     }
                 } else {
                     // (The block's moments gave the others.)
-                    for (sum, value) in wet_sums[14..20].iter_mut().zip(&summed[14..20]) {
+                    let slamming = wet_sum::SLAMMING_FORCE..wet_sum::SLAMMING_TORQUE + 3;
+                    for (sum, value) in wet_sums[slamming.clone()].iter_mut().zip(&summed[slamming]) {
                         sum[l] += value;
                     }
                 }
@@ -698,35 +510,240 @@ pub(super) fn whole_block<
                 // (writes to the heap would need run-time alias checks). Every column, even
                 // those a wet block leaves at zero: a store that depends on the column keeps
                 // the compiler from vectorising the loop.
-                copied[0][l] = wetted;
+                copied[kept::WETTED][l] = row.wetted;
                 // (The swept volume rate, what the next step compares with.)
-                copied[1][l] = world_velocity[0] * wetted;
-                copied[2][l] = world_velocity[1] * wetted;
-                copied[3][l] = world_velocity[2] * wetted;
-                copied[4][l] = is_cut;
-                copied[5][l] = water[0];
-                copied[6][l] = water[1];
-                copied[7][l] = water[2];
+                for axis in 0..3 {
+                    copied[kept::SWEPT + axis][l] = row.swept[axis];
+                    copied[kept::WATER + axis][l] = row.water[axis];
+                }
+                copied[kept::CUT][l] = if !is_wet && !is_dry { 1.0 } else { 0.0 };
             }
+            // (A wholly dry block keeps a swept volume rate of zero: no wetted area.)
             if DRY {
-                let summed = [
-                    air_force[0],
-                    air_force[1],
-                    air_force[2],
-                    air_torque[0],
-                    air_torque[1],
-                    air_torque[2],
-                    projected_area,
-                    lumped_area,
-                    lumped_moment[0],
-                    lumped_moment[1],
-                    lumped_moment[2],
-                ];
-                for (sum, value) in dry_sums.iter_mut().zip(summed) {
+                let row = dry_row(c, &face, is_dry, arm, spin);
+                for (sum, value) in dry_sums.iter_mut().zip(row.summed()) {
                     sum[l] += value;
                 }
             }
         }
+    }
+}
+
+/// A row's face: the triangle's area, unit normal and centroid (body axes).
+struct Face {
+    area: f64,
+    normal: [f64; 3],
+    centroid: [f64; 3],
+}
+
+/// What [`wet_row`] reads of a row besides its face.
+struct WetInput {
+    corners: [[f64; 3]; 3],
+    /// The corners' heights above the water.
+    heights: [f64; 3],
+    /// Whether the triangle is wholly under the water (else it adds nothing).
+    is_wet: bool,
+    /// The centroid's arm from the centre of mass, and `omega x arm`.
+    arm: [f64; 3],
+    spin: [f64; 3],
+    /// The water's velocity at the triangle, world axes (zero in still water).
+    world_water: [f64; 3],
+    /// The last step's swept volume rate, world axes.
+    prior_swept: [f64; 3],
+}
+
+/// A wet row's forces and what the step keeps of it.
+struct WetRow {
+    force: [f64; 3],
+    torque: [f64; 3],
+    volume: f64,
+    volume_moment: [f64; 3],
+    depth_moment: f64,
+    wetted: f64,
+    wetted_moment: [f64; 3],
+    slamming_force: [f64; 3],
+    slamming_torque: [f64; 3],
+    /// The swept volume rate `A v` (world axes), for the next step's slamming.
+    swept: [f64; 3],
+    /// The water's velocity, body axes.
+    water: [f64; 3],
+}
+
+/// Writes `v` into `columns[at..at + 3]`.
+#[inline(always)]
+fn put(columns: &mut [f64], at: usize, v: [f64; 3]) {
+    columns[at] = v[0];
+    columns[at + 1] = v[1];
+    columns[at + 2] = v[2];
+}
+
+impl WetRow {
+    /// The numbers summed, in the columns [`wet_sum`] names.
+    #[inline(always)]
+    fn summed(&self) -> [f64; WET_SUMMED] {
+        let mut s = [0.0; WET_SUMMED];
+        put(&mut s, wet_sum::FORCE, self.force);
+        put(&mut s, wet_sum::TORQUE, self.torque);
+        s[wet_sum::VOLUME] = self.volume;
+        put(&mut s, wet_sum::VOLUME_MOMENT, self.volume_moment);
+        s[wet_sum::WETTED] = self.wetted;
+        put(&mut s, wet_sum::WETTED_MOMENT, self.wetted_moment);
+        put(&mut s, wet_sum::SLAMMING_FORCE, self.slamming_force);
+        put(&mut s, wet_sum::SLAMMING_TORQUE, self.slamming_torque);
+        s[wet_sum::DEPTH_MOMENT] = self.depth_moment;
+        s
+    }
+}
+
+/// Hydrostatic pressure, the submerged volume and slamming on a row that may be wholly
+/// wet (a row that is not adds zeros).
+#[inline(always)]
+fn wet_row<const SQUARE: bool, const MOVING: bool>(c: &WholeConstants, face: &Face, row: WetInput) -> WetRow {
+    let third = 1.0 / 3.0;
+    let (r, com, up) = (c.r, c.com, c.up);
+    let WetInput {
+        corners: [a, b, cc],
+        heights: [ha, hb, hc],
+        is_wet,
+        arm,
+        spin,
+        world_water,
+        prior_swept,
+    } = row;
+    let Face { area, normal, centroid } = *face;
+    // cross(b - a, c - a), as stored.
+    let s = scale(normal, area * 2.0);
+    let s_up = dot(up, s);
+    let world_water = if MOVING { world_water } else { [0.0; 3] };
+    let water = if MOVING {
+        let (m, w) = (c.to_body, world_water);
+        [
+            m[0] * w[0] + m[3] * w[1] + m[6] * w[2],
+            m[1] * w[0] + m[4] * w[1] + m[7] * w[2],
+            m[2] * w[0] + m[5] * w[1] + m[8] * w[2],
+        ]
+    } else {
+        [0.0; 3]
+    };
+    let velocity = [
+        c.velocity[0] + spin[0] - water[0],
+        c.velocity[1] + spin[1] - water[1],
+        c.velocity[2] + spin[2] - water[2],
+    ];
+    let wetted = if is_wet { area } else { 0.0 };
+
+    // Hydrostatic pressure (forces::buoyancy::pressure). Its moment about the centre of
+    // mass is `(P / (4 D) - com) x s k D` with `P` the depth-weighted edge midpoints
+    // (`depth_weighted_midpoints`), `D` the depth sum and `k = -rho g / 6`: written as
+    // `(P / 4 - com D) x s k`, with no division. Vertical buoyancy keeps the part of `s`
+    // along world up.
+    // (Depths are zero where not wholly wet: a vertex with no water under it has an
+    // infinite height, and an infinite depth times a zero weight is NaN.)
+    let (da, db, dc) = if is_wet { (-ha, -hb, -hc) } else { (0.0, 0.0, 0.0) };
+    let depth_sum = da + db + dc;
+    let pushed = if c.vertical_only { scale(up, s_up) } else { s };
+    let pushed_k = scale(pushed, c.k);
+    let force = scale(pushed_k, depth_sum);
+    // (Both levers computed and one chosen: a branch here keeps the compiler from
+    // vectorising the loop.) `P / 4` is also the submerged volume's moment below.
+    let weighted = scale(depth_weighted_midpoints([a, b, cc], [da, db, dc]), 0.25);
+    let exact_lever: [f64; 3] = std::array::from_fn(|x| weighted[x] - com[x] * depth_sum);
+    let centroid_lever = scale(arm, depth_sum);
+    let lever: [f64; 3] = std::array::from_fn(|x| if c.exact { exact_lever[x] } else { centroid_lever[x] });
+    let torque = cross(lever, pushed_k);
+
+    // Submerged volume (forces::buoyancy::volume_row): the volume under the triangle down
+    // to the water, and its moment: the edge midpoints weighted by their mean depths
+    // (`weighted`, above), and the depths' own part along world up,
+    // `(ab^2 + bc^2 + ca^2) / 8`. (Halving a midpoint and a depth before multiplying
+    // them, and quartering the product, give the same bits: scaling by a power of two is
+    // exact.)
+    let (ab, bc, ca) = (da + db, db + dc, dc + da);
+    let area_y = if is_wet { s_up * 0.5 } else { 0.0 };
+    let volume = -(area_y * depth_sum * third);
+    let depth_squares = (ab * ab + bc * bc + ca * ca) * 0.125;
+    let w = area_y * third;
+
+    // Slamming (forces::slamming::slamming_lane; the wetted area is the triangle's). The
+    // swept volume rate compares with the last step's, kept in world axes, the water's
+    // velocity taken away last, as the one-at-a-time code does: turning a velocity whose
+    // world components differ by many orders (a body in a 1e30 m/s current) would bury
+    // its small components under the big one's rounding, and the swept volume is a
+    // difference of two such velocities, which the mass times |v| then multiplies back up.
+    // (The spin turned into world axes, rather than the arm turned and crossed with the
+    // world's omega: the same vector, fewer operations, and the spin is small beside the
+    // body's own velocity, which stays as the host gave it.)
+    let world_spin = [
+        r[0] * spin[0] + r[3] * spin[1] + r[6] * spin[2],
+        r[1] * spin[0] + r[4] * spin[1] + r[7] * spin[2],
+        r[2] * spin[0] + r[5] * spin[1] + r[8] * spin[2],
+    ];
+    let world_velocity = [
+        c.world_velocity[0] + world_spin[0] - world_water[0],
+        c.world_velocity[1] + world_spin[1] - world_water[1],
+        c.world_velocity[2] + world_spin[2] - world_water[2],
+    ];
+    let swept = scale(world_velocity, wetted);
+    let change = sub(swept, prior_swept);
+    let slamming_force = slamming_lane::<SQUARE>(velocity, normal, wetted, change, c.slam_on && is_wet, &c.slam);
+
+    WetRow {
+        force,
+        torque,
+        volume,
+        volume_moment: scale(weighted, w),
+        depth_moment: w * depth_squares,
+        wetted,
+        wetted_moment: scale(centroid, wetted),
+        slamming_force,
+        slamming_torque: cross(arm, slamming_force),
+        swept,
+        water,
+    }
+}
+
+/// A dry row's air resistance and the lumped resistance's areas.
+struct DryRow {
+    air_force: [f64; 3],
+    air_torque: [f64; 3],
+    projected_area: f64,
+    lumped_area: f64,
+    lumped_moment: [f64; 3],
+}
+
+impl DryRow {
+    /// The numbers summed, in the columns [`dry_sum`] names.
+    #[inline(always)]
+    fn summed(&self) -> [f64; DRY_OUT] {
+        let mut s = [0.0; DRY_OUT];
+        put(&mut s, dry_sum::AIR_FORCE, self.air_force);
+        put(&mut s, dry_sum::AIR_TORQUE, self.air_torque);
+        s[dry_sum::PROJECTED_AREA] = self.projected_area;
+        s[dry_sum::EMERGED_AREA] = self.lumped_area;
+        put(&mut s, dry_sum::EMERGED_MOMENT, self.lumped_moment);
+        s
+    }
+}
+
+/// Air resistance (forces::air::air_row) and the lumped resistance's areas on a row that
+/// may be wholly dry (a row that is not adds zeros).
+#[inline(always)]
+fn dry_row(c: &WholeConstants, face: &Face, is_dry: bool, arm: [f64; 3], spin: [f64; 3]) -> DryRow {
+    let dry_area = if is_dry { face.area } else { 0.0 };
+    let relative = [
+        c.velocity[0] + spin[0] - c.wind[0],
+        c.velocity[1] + spin[1] - c.wind[1],
+        c.velocity[2] + spin[2] - c.wind[2],
+    ];
+    let air_force = air_row(relative, face.normal, dry_area, c.air_factor, c.air_on && is_dry);
+    let lumped_area = if c.lumped_on { dry_area } else { 0.0 };
+    let facing = dot(face.normal, c.facing_direction).max(0.0);
+    DryRow {
+        air_force,
+        air_torque: cross(arm, air_force),
+        projected_area: lumped_area * facing,
+        lumped_area,
+        lumped_moment: scale(face.centroid, lumped_area),
     }
 }
 

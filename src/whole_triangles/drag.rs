@@ -60,12 +60,7 @@ fn drag_loop<const HALF: bool>(
         let mut flags = [0.0; LANES];
         for l in 0..LANES {
             let arm = [point[0][l] - com[0], point[1][l] - com[1], point[2][l] - com[2]];
-            let spin = cross(omega, arm);
-            let u = [
-                v[0] + spin[0] - water[0][l],
-                v[1] + spin[1] - water[1][l],
-                v[2] + spin[2] - water[2][l],
-            ];
+            let u = point_velocity(v, omega, arm, [water[0][l], water[1][l], water[2][l]]);
             let normal = [normal[0][l], normal[1][l], normal[2][l]];
             let speed_squared = dot(u, u);
             let needs_three = areas[l] > 0.0 && needs_three_points(k.omega_squared, radius[l], speed_squared);

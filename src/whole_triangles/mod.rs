@@ -54,9 +54,11 @@ use multiversion::multiversion;
 use multiversion::target::match_target;
 
 use crate::flat_moments::FlatPose;
-pub(crate) use crate::forces::drag::{DragConstants, ONE_POINT_SPREAD, drag_at, needs_three_points};
+#[cfg(test)]
+pub(crate) use crate::forces::drag::ONE_POINT_SPREAD;
+pub(crate) use crate::forces::drag::{DragConstants, drag_at, needs_three_points};
 use crate::forces::pressure_drag::DragCoefficients;
-pub(crate) use crate::forces::pressure_drag::{fast_power, is_fast_power};
+pub(crate) use crate::forces::pressure_drag::is_fast_power;
 pub(crate) use crate::forces::row::{cross, dot, scale, sub};
 use crate::forces::slamming::{SlammingBlock, SlammingParams};
 use crate::hull::TriangleColumns;
@@ -373,15 +375,50 @@ fn rows_mut<'c, T, C: AsMut<[T]>>(c: &'c mut [C; 3], range: &std::ops::Range<usi
     ]
 }
 
-/// The wet forces [`whole_pass`] sums (hydrostatics, volume, wetted area, slamming, the
-/// volume moment's vertical part) ...
-const WET_SUMMED: usize = 21;
-/// ... and what it writes per triangle that can be wet: the wetted area, the swept volume
-/// rate `A v` for slamming (world axes), whether the water cuts the triangle, and the water's velocity
-/// (body axes).
-const WET_COPIED: usize = 8;
-/// The dry forces (air, the lumped resistance's areas), all summed.
-const DRY_OUT: usize = 11;
+/// The columns of the wet sums of [`whole_pass`] (running sums over the rows, one per
+/// lane), by what they hold; a vector takes three columns from its name on (x, y, z).
+mod wet_sum {
+    /// Hydrostatic force and its moment about the centre of mass (body axes).
+    pub const FORCE: usize = 0;
+    pub const TORQUE: usize = 3;
+    /// Submerged volume, and its moment but for the depths' own part along world up ...
+    pub const VOLUME: usize = 6;
+    pub const VOLUME_MOMENT: usize = 7;
+    /// Wetted area and its moment.
+    pub const WETTED: usize = 10;
+    pub const WETTED_MOMENT: usize = 11;
+    /// Slamming force and moment.
+    pub const SLAMMING_FORCE: usize = 14;
+    pub const SLAMMING_TORQUE: usize = 17;
+    /// ... which is this one (`forces::buoyancy`'s `h^2 / 2` term).
+    pub const DEPTH_MOMENT: usize = 20;
+}
+const WET_SUMMED: usize = wet_sum::DEPTH_MOMENT + 1;
+
+/// What the pass keeps of each row that can be wet, for the step and the drag pass.
+mod kept {
+    /// Wetted area (zero where not wholly wet).
+    pub const WETTED: usize = 0;
+    /// The swept volume rate `A v` (world axes), what the next step's slamming compares.
+    pub const SWEPT: usize = 1;
+    /// 1 where the water cuts the triangle.
+    pub const CUT: usize = 4;
+    /// The water's velocity (body axes).
+    pub const WATER: usize = 5;
+}
+const WET_COPIED: usize = kept::WATER + 3;
+
+/// The columns of the dry sums: air resistance, the lumped resistance's areas.
+mod dry_sum {
+    pub const AIR_FORCE: usize = 0;
+    pub const AIR_TORQUE: usize = 3;
+    /// The emerged area projected across the relative wind ...
+    pub const PROJECTED_AREA: usize = 6;
+    /// ... the emerged area and its moment.
+    pub const EMERGED_AREA: usize = 7;
+    pub const EMERGED_MOMENT: usize = 8;
+}
+const DRY_OUT: usize = dry_sum::EMERGED_MOMENT + 3;
 
 /// The loops' sums run in this many lanes, one row in each, added together at the end
 /// in a fixed order: the same numbers on every CPU, and the sums stay in vector
