@@ -764,16 +764,52 @@ pub(crate) struct Single<'a> {
     pub water: Option<&'a [DVec3]>,
 }
 
-/// Triangles `first..first + n` of a body stepped alone, one in each lane (the spare
-/// lanes repeat the last), as [`corners`] gives a group's: corners, heights, and the
-/// water's velocity averaged over the corners (the same arithmetic).
+/// Which of a lone body's triangles its lanes take: all of them in order, or those of a
+/// list (a big hull's cut ones).
+#[derive(Clone, Copy)]
+enum Rows<'a> {
+    All,
+    Listed(&'a [u32]),
+}
+
+impl Rows<'_> {
+    /// How many triangles, of a hull of `count`.
+    #[inline(always)]
+    fn len(self, count: usize) -> usize {
+        match self {
+            Rows::All => count,
+            Rows::Listed(list) => list.len(),
+        }
+    }
+
+    /// The hull row of the `i`-th triangle taken.
+    #[inline(always)]
+    fn row(self, i: usize) -> Option<usize> {
+        match self {
+            Rows::All => Some(i),
+            Rows::Listed(list) => list.get(i).map(|&j| j as usize),
+        }
+    }
+}
+
+/// The triangles `first..first + n` of `rows` of a body stepped alone, one in each lane
+/// (the spare lanes repeat the last), as [`corners`] gives a group's: corners, heights,
+/// and the water's velocity averaged over the corners (the same arithmetic).
 #[inline(always)]
-fn single_corners(hull: &Hull, body: &Single<'_>, first: usize, n: usize) -> ([LaneVertex; 3], LaneVectors, Lanes) {
+fn lone_corners(
+    hull: &Hull,
+    body: &Single<'_>,
+    rows: Rows<'_>,
+    first: usize,
+    n: usize,
+) -> ([LaneVertex; 3], LaneVectors, Lanes) {
     let mut corners = [[[0.0; LANES]; 4]; 3];
     let mut water = [[0.0; LANES]; 3];
     let mut areas = [0.0; LANES];
     for l in 0..LANES {
-        let j = first + l.min(n - 1);
+        let Some(j) = rows.row(first + l.min(n - 1)) else {
+            continue;
+        };
         let (Some(tri), Some(&area)) = (hull.triangles.get(j), hull.areas.get(j)) else {
             continue;
         };
@@ -813,152 +849,86 @@ fn add_vectors_in_order(to: &mut LaneVectors, from: &LaneVectors, n: usize) {
     }
 }
 
+impl PassOneSums {
+    /// Adds lanes `0..n` of `t`, in order, to lane 0 ([`add_in_order`]).
+    #[inline(always)]
+    fn add_in_order(&mut self, t: &PassOneSums, n: usize) {
+        add_vectors_in_order(&mut self.buoyancy_force, &t.buoyancy_force, n);
+        add_vectors_in_order(&mut self.buoyancy_torque, &t.buoyancy_torque, n);
+        add_vectors_in_order(&mut self.slamming_force, &t.slamming_force, n);
+        add_vectors_in_order(&mut self.slamming_torque, &t.slamming_torque, n);
+        add_vectors_in_order(&mut self.air_force, &t.air_force, n);
+        add_vectors_in_order(&mut self.air_torque, &t.air_torque, n);
+        add_in_order(&mut self.volume, &t.volume, n);
+        add_vectors_in_order(&mut self.volume_moment, &t.volume_moment, n);
+        add_in_order(&mut self.area, &t.area, n);
+        add_vectors_in_order(&mut self.area_moment, &t.area_moment, n);
+        add_in_order(&mut self.pieces, &t.pieces, n);
+    }
+}
+
+impl DragLanes {
+    /// Adds lanes `0..n` of `t`, in order, to lane 0 ([`add_in_order`]).
+    #[inline(always)]
+    fn add_in_order(&mut self, t: &DragLanes, n: usize) {
+        add_vectors_in_order(&mut self.viscous, &t.viscous, n);
+        add_vectors_in_order(&mut self.pressure, &t.pressure, n);
+        add_vectors_in_order(&mut self.torque, &t.torque, n);
+    }
+}
+
+/// Where a lone body's slamming history is read and written: by chunk (all its rows, a
+/// small hull), or by row with the new rates pushed to a list (a big hull's cut rows).
+enum LoneHistory<'p, 'h> {
+    Chunk(&'p HistoryChunk<'h>, &'p mut HistoryChunkMut<'h>),
+    Listed(&'p History, &'p mut Vec<(u32, DVec3)>),
+}
+
+impl LoneHistory<'_, '_> {
+    /// Row `j`'s last swept volume rate.
+    #[inline(always)]
+    fn prior(&self, j: usize) -> [f64; 3] {
+        match self {
+            LoneHistory::Chunk(prior, _) => {
+                std::array::from_fn(|axis| f64::from(prior.swept[axis].get(j).copied().unwrap_or_default()))
+            }
+            LoneHistory::Listed(prior, _) => prior.get(j).to_array(),
+        }
+    }
+
+    /// Keeps row `j`'s new swept volume rate.
+    #[inline(always)]
+    fn keep(&mut self, j: usize, now: [f64; 3]) {
+        match self {
+            LoneHistory::Chunk(_, history) => {
+                for axis in 0..3 {
+                    if let Some(swept) = history.swept[axis].get_mut(j) {
+                        *swept = narrow(now[axis]);
+                    }
+                }
+            }
+            LoneHistory::Listed(_, history) => history.push((j as u32, DVec3::from_array(now))),
+        }
+    }
+}
+
 /// [`pass_one`] for a body stepped alone: its triangles eight at a time, one in each lane,
 /// by the functions a group uses, and each triangle's contribution added to the body's
 /// sums in triangle order as a group adds it: the same numbers, to the bit, as the body
 /// would get in any group. The sums are in lane 0; `motion` and `mass` in every lane.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn pass_one_single(
+pub(crate) fn pass_one_single<'h>(
     hull: &Hull,
     body: &Single<'_>,
     motion: &LaneMotion,
     mass: &Lanes,
     k: &PassOneConstants,
-    prior: &HistoryChunk<'_>,
-    history: &mut HistoryChunkMut<'_>,
+    prior: &HistoryChunk<'h>,
+    history: &mut HistoryChunkMut<'h>,
 ) -> PassOneSums {
-    match (k.slamming.is_some(), k.air.is_some()) {
-        (true, true) => single_one_loop::<true, true>(hull, body, motion, mass, k, prior, history),
-        (false, true) => single_one_loop::<false, true>(hull, body, motion, mass, k, prior, history),
-        (true, false) => single_one_loop::<true, false>(hull, body, motion, mass, k, prior, history),
-        (false, false) => single_one_loop::<false, false>(hull, body, motion, mass, k, prior, history),
-    }
-}
-
-#[inline(always)]
-fn single_one_loop<const SLAM: bool, const AIR: bool>(
-    hull: &Hull,
-    body: &Single<'_>,
-    motion: &LaneMotion,
-    mass: &Lanes,
-    k: &PassOneConstants,
-    prior: &HistoryChunk<'_>,
-    history: &mut HistoryChunkMut<'_>,
-) -> PassOneSums {
-    let mut s = PassOneSums::default();
-    let c = one_constants(k);
-    let count = hull.triangles.len();
-    for first in (0..count).step_by(LANES) {
-        let n = LANES.min(count - first);
-        let (corners, water, areas) = single_corners(hull, body, first, n);
-        let corners = [&corners[0], &corners[1], &corners[2]];
-        let mut before = [[0.0; LANES]; 3];
-        for l in 0..n {
-            let j = first + l;
-            for axis in 0..3 {
-                before[axis][l] = f64::from(prior.swept[axis].get(j).copied().unwrap_or_default());
-            }
-        }
-        let mut now = [[0.0; LANES]; 3];
-        let mut t = PassOneSums::default();
-        let args = (&corners, &water, &areas, motion, mass, &before, &mut now);
-        match kind(&corners) {
-            DRY => one_triangle::<SLAM, AIR, DRY>(args, &c, &mut t),
-            WET => one_triangle::<SLAM, AIR, WET>(args, &c, &mut t),
-            _ => one_triangle::<SLAM, AIR, MIXED>(args, &c, &mut t),
-        }
-        for l in 0..n {
-            let j = first + l;
-            for axis in 0..3 {
-                if let Some(swept) = history.swept[axis].get_mut(j) {
-                    *swept = narrow(now[axis][l]);
-                }
-            }
-        }
-        add_vectors_in_order(&mut s.buoyancy_force, &t.buoyancy_force, n);
-        add_vectors_in_order(&mut s.buoyancy_torque, &t.buoyancy_torque, n);
-        add_vectors_in_order(&mut s.slamming_force, &t.slamming_force, n);
-        add_vectors_in_order(&mut s.slamming_torque, &t.slamming_torque, n);
-        add_vectors_in_order(&mut s.air_force, &t.air_force, n);
-        add_vectors_in_order(&mut s.air_torque, &t.air_torque, n);
-        add_in_order(&mut s.volume, &t.volume, n);
-        add_vectors_in_order(&mut s.volume_moment, &t.volume_moment, n);
-        add_in_order(&mut s.area, &t.area, n);
-        add_vectors_in_order(&mut s.area_moment, &t.area_moment, n);
-        add_in_order(&mut s.pieces, &t.pieces, n);
-    }
-    s
-}
-
-/// [`pass_two`] for a body stepped alone, as [`pass_one_single`] does the first pass.
-#[inline(always)]
-pub(crate) fn pass_two_single(
-    hull: &Hull,
-    body: &Single<'_>,
-    motion: &LaneMotion,
-    viscous_factor: &Lanes,
-    k: &DragConstants,
-) -> DragLanes {
-    let mut s = DragLanes::default();
-    let count = hull.triangles.len();
-    for first in (0..count).step_by(LANES) {
-        let n = LANES.min(count - first);
-        let (corners, water, areas) = single_corners(hull, body, first, n);
-        let corners = [&corners[0], &corners[1], &corners[2]];
-        let mut t = DragLanes::default();
-        let args = (&corners, &water, &areas, motion, viscous_factor, k);
-        match kind(&corners) {
-            DRY => continue,
-            WET => drag_triangle::<WET>(args, &mut t),
-            _ => drag_triangle::<MIXED>(args, &mut t),
-        }
-        add_vectors_in_order(&mut s.viscous, &t.viscous, n);
-        add_vectors_in_order(&mut s.pressure, &t.pressure, n);
-        add_vectors_in_order(&mut s.torque, &t.torque, n);
-    }
-    s
-}
-
-/// [`single_corners`] for the triangles `list[first..first + n]` (the spare lanes repeat
-/// the last).
-#[inline(always)]
-fn listed_corners(
-    hull: &Hull,
-    body: &Single<'_>,
-    list: &[u32],
-    first: usize,
-    n: usize,
-) -> ([LaneVertex; 3], LaneVectors, Lanes) {
-    let mut corners = [[[0.0; LANES]; 4]; 3];
-    let mut water = [[0.0; LANES]; 3];
-    let mut areas = [0.0; LANES];
-    for l in 0..LANES {
-        let Some(&j) = list.get(first + l.min(n - 1)) else {
-            continue;
-        };
-        let j = j as usize;
-        let (Some(tri), Some(&area)) = (hull.triangles.get(j), hull.areas.get(j)) else {
-            continue;
-        };
-        areas[l] = area;
-        let mut sum = [[0.0; 3]; 3];
-        for (c, &i) in tri.iter().enumerate() {
-            let i = i as usize;
-            let v = body.vertices.get(i).copied().unwrap_or_default();
-            corners[c][0][l] = v.x;
-            corners[c][1][l] = v.y;
-            corners[c][2][l] = v.z;
-            corners[c][3][l] = body.heights.get(i).copied().unwrap_or_default();
-            if let Some(w) = body.water {
-                sum[c] = w.get(i).copied().unwrap_or_default().to_array();
-            }
-        }
-        for axis in 0..3 {
-            water[axis][l] = (sum[0][axis] + sum[1][axis] + sum[2][axis]) / 3.0;
-        }
-    }
-    (corners, water, areas)
+    let history = LoneHistory::Chunk(prior, history);
+    lone_pass_one(hull, body, Rows::All, motion, mass, k, history)
 }
 
 /// [`pass_one_single`] for the triangles in `list` only (a big hull's cut ones), eight
@@ -976,37 +946,52 @@ pub(crate) fn pass_one_listed(
     prior: &History,
     history: &mut Vec<(u32, DVec3)>,
 ) -> PassOneSums {
+    let history = LoneHistory::Listed(prior, history);
+    lone_pass_one(hull, body, Rows::Listed(list), motion, mass, k, history)
+}
+
+#[inline(always)]
+fn lone_pass_one(
+    hull: &Hull,
+    body: &Single<'_>,
+    rows: Rows<'_>,
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    history: LoneHistory<'_, '_>,
+) -> PassOneSums {
     match (k.slamming.is_some(), k.air.is_some()) {
-        (true, true) => listed_one_loop::<true, true>(hull, body, list, motion, mass, k, prior, history),
-        (false, true) => listed_one_loop::<false, true>(hull, body, list, motion, mass, k, prior, history),
-        (true, false) => listed_one_loop::<true, false>(hull, body, list, motion, mass, k, prior, history),
-        (false, false) => listed_one_loop::<false, false>(hull, body, list, motion, mass, k, prior, history),
+        (true, true) => lone_one_loop::<true, true>(hull, body, rows, motion, mass, k, history),
+        (false, true) => lone_one_loop::<false, true>(hull, body, rows, motion, mass, k, history),
+        (true, false) => lone_one_loop::<true, false>(hull, body, rows, motion, mass, k, history),
+        (false, false) => lone_one_loop::<false, false>(hull, body, rows, motion, mass, k, history),
     }
 }
 
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn listed_one_loop<const SLAM: bool, const AIR: bool>(
+fn lone_one_loop<const SLAM: bool, const AIR: bool>(
     hull: &Hull,
     body: &Single<'_>,
-    list: &[u32],
+    rows: Rows<'_>,
     motion: &LaneMotion,
     mass: &Lanes,
     k: &PassOneConstants,
-    prior: &History,
-    history: &mut Vec<(u32, DVec3)>,
+    mut history: LoneHistory<'_, '_>,
 ) -> PassOneSums {
     let mut s = PassOneSums::default();
     let c = one_constants(k);
-    for first in (0..list.len()).step_by(LANES) {
-        let n = LANES.min(list.len() - first);
-        let (corners, water, areas) = listed_corners(hull, body, list, first, n);
+    let count = rows.len(hull.triangles.len());
+    for first in (0..count).step_by(LANES) {
+        let n = LANES.min(count - first);
+        let (corners, water, areas) = lone_corners(hull, body, rows, first, n);
         let corners = [&corners[0], &corners[1], &corners[2]];
         let mut before = [[0.0; LANES]; 3];
-        for (l, &j) in list[first..first + n].iter().enumerate() {
-            let swept = prior.get(j as usize);
-            for axis in 0..3 {
-                before[axis][l] = swept[axis];
+        for l in 0..n {
+            if let Some(j) = rows.row(first + l) {
+                let prior = history.prior(j);
+                for axis in 0..3 {
+                    before[axis][l] = prior[axis];
+                }
             }
         }
         let mut now = [[0.0; LANES]; 3];
@@ -1017,22 +1002,26 @@ fn listed_one_loop<const SLAM: bool, const AIR: bool>(
             WET => one_triangle::<SLAM, AIR, WET>(args, &c, &mut t),
             _ => one_triangle::<SLAM, AIR, MIXED>(args, &c, &mut t),
         }
-        for (l, &j) in list[first..first + n].iter().enumerate() {
-            history.push((j, DVec3::new(now[0][l], now[1][l], now[2][l])));
+        for l in 0..n {
+            if let Some(j) = rows.row(first + l) {
+                history.keep(j, [now[0][l], now[1][l], now[2][l]]);
+            }
         }
-        add_vectors_in_order(&mut s.buoyancy_force, &t.buoyancy_force, n);
-        add_vectors_in_order(&mut s.buoyancy_torque, &t.buoyancy_torque, n);
-        add_vectors_in_order(&mut s.slamming_force, &t.slamming_force, n);
-        add_vectors_in_order(&mut s.slamming_torque, &t.slamming_torque, n);
-        add_vectors_in_order(&mut s.air_force, &t.air_force, n);
-        add_vectors_in_order(&mut s.air_torque, &t.air_torque, n);
-        add_in_order(&mut s.volume, &t.volume, n);
-        add_vectors_in_order(&mut s.volume_moment, &t.volume_moment, n);
-        add_in_order(&mut s.area, &t.area, n);
-        add_vectors_in_order(&mut s.area_moment, &t.area_moment, n);
-        add_in_order(&mut s.pieces, &t.pieces, n);
+        s.add_in_order(&t, n);
     }
     s
+}
+
+/// [`pass_two`] for a body stepped alone, as [`pass_one_single`] does the first pass.
+#[inline(always)]
+pub(crate) fn pass_two_single(
+    hull: &Hull,
+    body: &Single<'_>,
+    motion: &LaneMotion,
+    viscous_factor: &Lanes,
+    k: &DragConstants,
+) -> DragLanes {
+    lone_pass_two(hull, body, Rows::All, motion, viscous_factor, k)
 }
 
 /// [`pass_two_single`] for the triangles in `list` only, as [`pass_one_listed`].
@@ -1045,10 +1034,23 @@ pub(crate) fn pass_two_listed(
     viscous_factor: &Lanes,
     k: &DragConstants,
 ) -> DragLanes {
+    lone_pass_two(hull, body, Rows::Listed(list), motion, viscous_factor, k)
+}
+
+#[inline(always)]
+fn lone_pass_two(
+    hull: &Hull,
+    body: &Single<'_>,
+    rows: Rows<'_>,
+    motion: &LaneMotion,
+    viscous_factor: &Lanes,
+    k: &DragConstants,
+) -> DragLanes {
     let mut s = DragLanes::default();
-    for first in (0..list.len()).step_by(LANES) {
-        let n = LANES.min(list.len() - first);
-        let (corners, water, areas) = listed_corners(hull, body, list, first, n);
+    let count = rows.len(hull.triangles.len());
+    for first in (0..count).step_by(LANES) {
+        let n = LANES.min(count - first);
+        let (corners, water, areas) = lone_corners(hull, body, rows, first, n);
         let corners = [&corners[0], &corners[1], &corners[2]];
         let mut t = DragLanes::default();
         let args = (&corners, &water, &areas, motion, viscous_factor, k);
@@ -1057,9 +1059,7 @@ pub(crate) fn pass_two_listed(
             WET => drag_triangle::<WET>(args, &mut t),
             _ => drag_triangle::<MIXED>(args, &mut t),
         }
-        add_vectors_in_order(&mut s.viscous, &t.viscous, n);
-        add_vectors_in_order(&mut s.pressure, &t.pressure, n);
-        add_vectors_in_order(&mut s.torque, &t.torque, n);
+        s.add_in_order(&t, n);
     }
     s
 }
@@ -1095,18 +1095,7 @@ impl LaneScratch {
 mod tests {
     use super::*;
     use crate::clip::{self, Tri};
-
-    /// A small deterministic generator (no dependency).
-    struct Lcg(u64);
-    impl Lcg {
-        fn next(&mut self) -> f64 {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((self.0 >> 11) as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
-        }
-    }
+    use crate::forces::kernel_tests::Lcg;
 
     fn bits(p: &Piece) -> Vec<u64> {
         p.v.iter().flatten().chain(&p.h).map(|x| x.to_bits()).collect()

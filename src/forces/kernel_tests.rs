@@ -11,17 +11,18 @@ use super::viscous::viscous_force;
 use crate::clip::Tri;
 use crate::whole_triangles::{DragParams, Motion};
 
-/// A small deterministic generator (no dependency).
-struct Lcg(u64);
+/// A small deterministic generator (no dependency), for the crate's kernel tests.
+pub(crate) struct Lcg(pub u64);
 impl Lcg {
-    fn next(&mut self) -> f64 {
+    /// Uniform in [-1, 1).
+    pub fn next(&mut self) -> f64 {
         self.0 = self
             .0
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         ((self.0 >> 11) as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
     }
-    fn vec(&mut self) -> DVec3 {
+    pub fn vec(&mut self) -> DVec3 {
         DVec3::new(self.next(), self.next(), self.next())
     }
 }

@@ -14,7 +14,7 @@ pub mod slamming;
 pub mod viscous;
 
 #[cfg(test)]
-mod kernel_tests;
+pub(crate) mod kernel_tests;
 
 /// Skin friction, ITTC 1957 (`KEEL_FORCE_VISCOUS`).
 pub const FORCE_VISCOUS: u32 = 1;
