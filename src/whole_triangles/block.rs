@@ -1,6 +1,7 @@
 //! The pass over the triangles wholly under or wholly above the water.
 
 use super::*;
+use crate::flat_moments::HydrostaticSums;
 use crate::forces::air::air_row;
 use crate::forces::buoyancy::depth_weighted_midpoints;
 use crate::forces::slamming::{SlammingLaneConstants, slamming_lane};
@@ -155,7 +156,6 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
     let turn = mesh.rotation;
     let constants = WholeConstants::new(turn, motion, params);
     let r = constants.r;
-    let moving = mesh.water_velocities.unwrap_or(&[]);
 
     // The thread's (not zeroed at every call): the loop reads only its copies of a lane
     // group's rows, so its stores here need no run-time alias checks.
@@ -191,76 +191,18 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             .corners
             .each_ref()
             .map(|c| c.each_ref().map(|axis| &axis[range.clone()]));
-        // Over flat water, a block whose box is above the water by more than rounding
-        // is dry without its corners' heights (half of a floating hull's blocks), and
-        // one below it wholly wet (when its moments give its hydrostatics, which need no
-        // heights either).
         let (above, below) = match mesh.flat {
-            Some((origin_y, level)) => {
-                let [centre, half] = cols.block_bounds[start / BLOCK];
-                let height = ((r[1] * centre.x + r[4] * centre.y + r[7] * centre.z) + origin_y) - level;
-                let reach = r[1].abs() * half.x + r[4].abs() * half.y + r[7].abs() * half.z;
-                let rounding = 1e-9 * (centre.abs().element_sum() + half.element_sum() + origin_y.abs() + level.abs());
-                (
-                    height - reach > rounding,
-                    flat_pose.is_some() && height + reach < -rounding,
-                )
-            }
+            Some(flat) => flat_block_side(cols, start, r, flat, flat_pose.is_some()),
             None => (false, false),
         };
-        match mesh.flat {
-            _ if above || below => {}
-            // The same arithmetic as the vertex heights (`Body::sample_water`), to the
-            // bit, so that this loop and the clipping code agree on which triangles are
-            // cut.
-            Some((origin_y, level)) => {
-                for (h, [x, y, z]) in heights.iter_mut().zip(corners) {
-                    for i in 0..n {
-                        let (x, y, z) = (f64::from(x[i]), f64::from(y[i]), f64::from(z[i]));
-                        h[i] = ((r[1] * x + r[4] * y + r[7] * z) + origin_y) - level;
-                    }
-                }
-            }
-            // (Indices clamped to the last vertex, which they never pass: the compiler
-            // then knows every read is in bounds and gathers a vector of them at once.)
-            None => {
-                let last = mesh.heights.len().saturating_sub(1);
-                let all = &mesh.heights[..=last];
-                for (h, ids) in heights.iter_mut().zip(indices) {
-                    for (h, &v) in h[..n].iter_mut().zip(ids) {
-                        *h = all[(v as usize).min(last)];
-                    }
-                }
-            }
+        if !(above || below) {
+            block_heights(mesh, corners, indices, n, r, &mut heights);
         }
-        // A block wholly under or wholly above the water (most of them: the hull's
-        // triangles are ordered by height) skips the other side's forces.
-        let count = |wet: bool| -> usize {
-            heights
-                .iter()
-                .map(|h| h[..n].iter().filter(|&&h| if wet { h < 0.0 } else { h >= 0.0 }).count())
-                .sum()
-        };
-        let kind = if above || (!below && count(false) == 3 * n) {
-            Kind::Dry
-        } else if below || count(true) == 3 * n {
-            Kind::Wet
-        } else {
-            Kind::Mixed
-        };
+        let kind = block_kind(&heights, n, above, below);
         if MOVING && kind != Kind::Dry {
-            // The water's velocity averaged over the corners (world axes), three columns
-            // for the loop to read rather than nine; dry blocks never read it (its
-            // gathers were a quarter of the pass on a bunny in waves).
-            let last = moving.len().saturating_sub(1);
-            let all = &moving[..=last];
-            let third = 1.0 / 3.0;
-            for i in 0..n {
-                let [a, b, c] = indices.map(|ids| all[(ids[i] as usize).min(last)]);
-                water[0][i] = (a.x + b.x + c.x) * third;
-                water[1][i] = (a.y + b.y + c.y) * third;
-                water[2][i] = (a.z + b.z + c.z) * third;
-            }
+            // Dry blocks never read it (its gathers were a quarter of the pass on a bunny
+            // in waves).
+            block_water(mesh.water_velocities.unwrap_or(&[]), indices, n, &mut water);
         }
         let rows = WholeRows {
             corners,
@@ -277,43 +219,13 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             // Under flat water, a wholly wet block's hydrostatics come from its moments;
             // the loop does the rest.
             (Kind::Wet, Some(pose)) => {
-                let block = cols.block_moments[start / BLOCK].sums(&pose);
-                let lane_0 = [
-                    (wet_sum::FORCE, block.force.x),
-                    (wet_sum::FORCE + 1, block.force.y),
-                    (wet_sum::FORCE + 2, block.force.z),
-                    (wet_sum::TORQUE, block.torque.x),
-                    (wet_sum::TORQUE + 1, block.torque.y),
-                    (wet_sum::TORQUE + 2, block.torque.z),
-                    (wet_sum::VOLUME, block.volume),
-                    (wet_sum::VOLUME_MOMENT, block.volume_moment.x),
-                    (wet_sum::VOLUME_MOMENT + 1, block.volume_moment.y),
-                    (wet_sum::VOLUME_MOMENT + 2, block.volume_moment.z),
-                    (wet_sum::WETTED, block.wetted),
-                    (wet_sum::WETTED_MOMENT, block.wetted_moment.x),
-                    (wet_sum::WETTED_MOMENT + 1, block.wetted_moment.y),
-                    (wet_sum::WETTED_MOMENT + 2, block.wetted_moment.z),
-                    (wet_sum::DEPTH_MOMENT, block.depth_moment),
-                ];
-                for (k, value) in lane_0 {
-                    out.1[k][0] += value;
-                }
+                add_block_moments(out.1, &cols.block_moments[start / BLOCK].sums(&pose));
                 whole_block::<_, SQUARE, MOVING, true, false, false>(&constants, &rows, n, out)
             }
             (Kind::Wet, None) => whole_block::<_, SQUARE, MOVING, true, false, true>(&constants, &rows, n, out),
             (Kind::Mixed, _) => whole_block::<_, SQUARE, MOVING, true, true, true>(&constants, &rows, n, out),
         }
         let groups = &copied[..n / LANES];
-        let column = |k: usize| groups.iter().flat_map(move |g| g[k]);
-        // A lane group at a time, as fixed-size copies (vector moves, not a call or a
-        // loop of single numbers).
-        let copy = |to: &mut [f64], k: usize| {
-            for (to, group) in to.chunks_exact_mut(LANES).zip(groups) {
-                if let Ok(to) = <&mut [f64; LANES]>::try_from(to) {
-                    *to = group[k];
-                }
-            }
-        };
         let history_swept = rows_mut(&mut history.swept, &chunk);
         if kind == Kind::Dry {
             zero_rows(&mut wet.area[chunk.clone()]);
@@ -322,19 +234,7 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
             }
             continue;
         }
-        copy(&mut wet.area[chunk.clone()], kept::WETTED);
-        for (k, swept) in history_swept.into_iter().enumerate() {
-            for (to, group) in swept.chunks_exact_mut(LANES).zip(groups) {
-                if let Ok(to) = <&mut [f32; LANES]>::try_from(to) {
-                    *to = group[kept::SWEPT + k].map(narrow);
-                }
-            }
-        }
-        if MOVING {
-            for (k, water) in wet.water.iter_mut().enumerate() {
-                copy(&mut water[chunk.clone()], kept::WATER + k);
-            }
-        }
+        keep_rows::<MOVING>(groups, wet, history_swept, &chunk);
         wet_count += groups
             .iter()
             .map(|g| g[kept::WETTED].iter().filter(|&&a| a > 0.0).count())
@@ -342,13 +242,159 @@ fn whole_loop<const SQUARE: bool, const MOVING: bool>(
         if kind == Kind::Wet {
             continue;
         }
-        for (i, is_cut) in column(kept::CUT).enumerate() {
+        let is_cut = groups.iter().flat_map(|g| g[kept::CUT]);
+        for (i, is_cut) in is_cut.enumerate() {
             if is_cut != 0.0 {
                 cut.push((start + i) as u32);
             }
         }
     }
     whole_sums(turn, params.vertical_only, &wet_sums, &dry_sums, wet_count)
+}
+
+/// Over flat water (`(origin_y, level)`), whether the block from row `start` is above
+/// the water by more than rounding (dry without its corners' heights: half of a
+/// floating hull's blocks), and whether it is below it and `moments` give its
+/// hydrostatics (wholly wet: its moments need no heights either).
+#[inline(always)]
+fn flat_block_side(
+    cols: &TriangleColumns,
+    start: usize,
+    r: [f64; 9],
+    (origin_y, level): (f64, f64),
+    moments: bool,
+) -> (bool, bool) {
+    let [centre, half] = cols.block_bounds[start / BLOCK];
+    let height = ((r[1] * centre.x + r[4] * centre.y + r[7] * centre.z) + origin_y) - level;
+    let reach = r[1].abs() * half.x + r[4].abs() * half.y + r[7].abs() * half.z;
+    let rounding = 1e-9 * (centre.abs().element_sum() + half.element_sum() + origin_y.abs() + level.abs());
+    (height - reach > rounding, moments && height + reach < -rounding)
+}
+
+/// The heights above the water of the `n` rows' corners.
+#[inline(always)]
+fn block_heights(
+    mesh: &Mesh<'_>,
+    corners: [[&[f32]; 3]; 3],
+    indices: [&[u32]; 3],
+    n: usize,
+    r: [f64; 9],
+    heights: &mut [[f64; BLOCK]; 3],
+) {
+    match mesh.flat {
+        // The same arithmetic as the vertex heights (`Body::sample_water`), to the bit, so
+        // that this loop and the clipping code agree on which triangles are cut.
+        Some((origin_y, level)) => {
+            for (h, [x, y, z]) in heights.iter_mut().zip(corners) {
+                for i in 0..n {
+                    let (x, y, z) = (f64::from(x[i]), f64::from(y[i]), f64::from(z[i]));
+                    h[i] = ((r[1] * x + r[4] * y + r[7] * z) + origin_y) - level;
+                }
+            }
+        }
+        // (Indices clamped to the last vertex, which they never pass: the compiler then
+        // knows every read is in bounds and gathers a vector of them at once.)
+        None => {
+            let last = mesh.heights.len().saturating_sub(1);
+            let all = &mesh.heights[..=last];
+            for (h, ids) in heights.iter_mut().zip(indices) {
+                for (h, &v) in h[..n].iter_mut().zip(ids) {
+                    *h = all[(v as usize).min(last)];
+                }
+            }
+        }
+    }
+}
+
+/// What a block of `n` rows holds: a block wholly under or wholly above the water (most
+/// of them: the hull's triangles are ordered by height) skips the other side's forces.
+#[inline(always)]
+fn block_kind(heights: &[[f64; BLOCK]; 3], n: usize, above: bool, below: bool) -> Kind {
+    let count = |wet: bool| -> usize {
+        heights
+            .iter()
+            .map(|h| h[..n].iter().filter(|&&h| if wet { h < 0.0 } else { h >= 0.0 }).count())
+            .sum()
+    };
+    if above || (!below && count(false) == 3 * n) {
+        Kind::Dry
+    } else if below || count(true) == 3 * n {
+        Kind::Wet
+    } else {
+        Kind::Mixed
+    }
+}
+
+/// The water's velocity averaged over the `n` rows' corners (world axes): three columns
+/// for the loop to read rather than nine.
+#[inline(always)]
+fn block_water(moving: &[DVec3], indices: [&[u32]; 3], n: usize, water: &mut [[f64; BLOCK]; 3]) {
+    let last = moving.len().saturating_sub(1);
+    let all = &moving[..=last];
+    let third = 1.0 / 3.0;
+    for i in 0..n {
+        let [a, b, c] = indices.map(|ids| all[(ids[i] as usize).min(last)]);
+        water[0][i] = (a.x + b.x + c.x) * third;
+        water[1][i] = (a.y + b.y + c.y) * third;
+        water[2][i] = (a.z + b.z + c.z) * third;
+    }
+}
+
+/// A wholly wet block's hydrostatics from its moments, added to lane 0 of the wet sums.
+#[inline(always)]
+fn add_block_moments(sums: &mut LaneSums<WET_SUMMED>, block: &HydrostaticSums) {
+    let vectors = [
+        (wet_sum::FORCE, block.force),
+        (wet_sum::TORQUE, block.torque),
+        (wet_sum::VOLUME_MOMENT, block.volume_moment),
+        (wet_sum::WETTED_MOMENT, block.wetted_moment),
+    ];
+    let numbers = [
+        (wet_sum::VOLUME, block.volume),
+        (wet_sum::WETTED, block.wetted),
+        (wet_sum::DEPTH_MOMENT, block.depth_moment),
+    ];
+    for (k, v) in vectors {
+        for axis in 0..3 {
+            sums[k + axis][0] += v[axis];
+        }
+    }
+    for (k, value) in numbers {
+        sums[k][0] += value;
+    }
+}
+
+/// Copies out what the step keeps of a block's rows (`groups`, [`kept`]): the wetted
+/// areas and, when the water moves, its velocities for the drag pass, and the swept
+/// volume rates for the next step's slamming. A lane group at a time, as fixed-size
+/// copies (vector moves, not a call or a loop of single numbers).
+#[inline(always)]
+fn keep_rows<const MOVING: bool>(
+    groups: &[[[f64; LANES]; WET_COPIED]],
+    wet: &mut WetRowsMut<'_>,
+    history_swept: [&mut [f32]; 3],
+    chunk: &std::ops::Range<usize>,
+) {
+    let copy = |to: &mut [f64], k: usize| {
+        for (to, group) in to.chunks_exact_mut(LANES).zip(groups) {
+            if let Ok(to) = <&mut [f64; LANES]>::try_from(to) {
+                *to = group[k];
+            }
+        }
+    };
+    copy(&mut wet.area[chunk.clone()], kept::WETTED);
+    for (k, swept) in history_swept.into_iter().enumerate() {
+        for (to, group) in swept.chunks_exact_mut(LANES).zip(groups) {
+            if let Ok(to) = <&mut [f32; LANES]>::try_from(to) {
+                *to = group[kept::SWEPT + k].map(narrow);
+            }
+        }
+    }
+    if MOVING {
+        for (k, water) in wet.water.iter_mut().enumerate() {
+            copy(&mut water[chunk.clone()], kept::WATER + k);
+        }
+    }
 }
 
 /// Zeroes a block's rows: a whole block as a fixed-size array (vector moves rather than
