@@ -27,8 +27,13 @@
 //! (`|omega| r < |u_c| / 10`, `r` the farthest vertex from the centroid), and at the
 //! three edge midpoints with a third of the area each otherwise: the midpoint rule is
 //! exact for fields quadratic over the triangle, and keeps a face turning about its own
-//! centroid braked (one point would see it at rest). The comparison is made on squares:
-//! no square root.
+//! centroid braked (one point would see it at rest; a box rocking about a face
+//! diagonal). The comparison is made on squares: no square root. Against a fine
+//! quadrature on random triangles at the switching spread (`Body`'s tests), the
+//! one-point rule errs by 0.2 % of the drag scale `A (C_PD1 |u| + C_PD2 |u|^2)` on
+//! average and 5.7 % at worst, where the face is nearly tangent to the flow and
+//! `cos^(1/2)` has no derivative (the three-point rule: 0.07 % and 3.5 %); at a spread of
+//! 3 it misses most of the drag.
 
 use super::pressure_drag::DragCoefficients;
 use super::row::{add, cross, dot, pick, scale, sub};

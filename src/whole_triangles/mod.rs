@@ -2,8 +2,15 @@
 //!
 //! Most of a hull is not cut by the water: on the Stanford bunny floating at half
 //! height 97 % of the triangles (3554 of 3674) are wholly wet or wholly dry. Those need
-//! no clipping, and their forces are the same formulas as for a clipped piece
-//! ([`crate::forces`]) with the piece being the triangle.
+//! no clipping, and their forces are the same formulas as for a clipped piece with the
+//! piece being the triangle: the row functions of [`crate::forces`] (`drag_at`,
+//! `air_row`, `depth_weighted_midpoints`, `slamming_lane`, `fast_power`), which the
+//! lanes, the cut pieces and the one-at-a-time code call too.
+//!
+//! Files: `block.rs` the pass over whole triangles (hydrostatics, volume, slamming, air;
+//! [`whole_pass`]), `drag.rs` the drag pass ([`drag_pass`]), `pieces.rs` the cut
+//! triangles' pieces gathered into blocks for the same loops ([`PiecePass`],
+//! [`drag_pieces`]); this file the columns they share (history, wetted rows, chunks).
 //!
 //! The hull keeps its triangles as columns of numbers ([`crate::hull::TriangleColumns`]);
 //! the loops here run over them one triangle per iteration with no branches, so that
@@ -29,15 +36,8 @@
 //! wet: its hydrostatics come from the block's moments ([`crate::flat_moments`]), and
 //! its loop only does slamming and what the step keeps per row.
 //!
-//! Drag is integrated over a piece with one point, its centroid, when the rotation adds
-//! little to the velocity across it (`|omega| r < |u_c| / 10`, `r` the farthest vertex
-//! from the centroid), and with the three edge midpoints otherwise, a rule exact for
-//! fields quadratic over the piece, which keeps a face turning about its own centroid (a
-//! box rocking about a face diagonal) braked. Against a fine quadrature on random
-//! triangles at the switching spread (`Body`'s tests), the one-point rule errs by 0.2 %
-//! of the drag scale `A (C_PD1 |u| + C_PD2 |u|^2)` on average and 5.7 % at worst, where
-//! the face is nearly tangent to the flow and `cos^(1/2)` has no derivative (the
-//! three-point rule: 0.07 % and 3.5 %); at a spread of 3 it misses most of the drag.
+//! Drag is integrated over a piece by the one-point or the three-point rule
+//! ([`crate::forces::drag`], which gives their accuracy).
 //! The drag loop does the one-point rule for every wet triangle, then packs the rows
 //! that need three points into full groups of eight ([`crate::pack`]) and evaluates their
 //! edge midpoints. The cut triangles' pieces come in blocks from the step (`drag_pieces`), where
