@@ -481,17 +481,7 @@ struct OneConstants {
 /// The first pass's constants from `k`.
 #[inline(always)]
 fn one_constants(k: &PassOneConstants) -> OneConstants {
-    let (slam, dt) = k.slamming.unwrap_or((
-        SlammingParams {
-            power: 1.0,
-            max_acceleration: 1.0,
-            fade_speed: 0.0,
-            multiplier: 0.0,
-            mass: 0.0,
-            hull_area: 1.0,
-        },
-        1.0,
-    ));
+    let (slam, dt) = k.slamming.unwrap_or((SlammingParams::OFF, 1.0));
     let (air_factor, wind) = k.air.unwrap_or((0.0, [0.0; 3]));
     OneConstants {
         k6: -k.rho_g / 6.0,

@@ -73,6 +73,20 @@ pub struct SlammingParams {
     pub hull_area: f64,
 }
 
+impl SlammingParams {
+    /// The parameters the loops run with when slamming is off: a multiplier of zero, and
+    /// finite numbers everywhere else (no division by zero in a lane that is never
+    /// used).
+    pub(crate) const OFF: SlammingParams = SlammingParams {
+        power: 1.0,
+        max_acceleration: 1.0,
+        fade_speed: 0.0,
+        multiplier: 0.0,
+        mass: 0.0,
+        hull_area: 1.0,
+    };
+}
+
 /// Slamming force on triangle `j` of area `triangle_area` and unit normal `normal`, from
 /// its state now and at the last step.
 #[inline]
@@ -386,11 +400,8 @@ mod tests {
 
     #[test]
     fn a_block_gives_each_triangle_its_one_at_a_time_force_to_the_bit() {
-        let mut seed = 12345u64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        };
+        let mut rng = crate::forces::kernel_tests::Lcg(12345);
+        let mut next = move || rng.next();
         for (power, max_acceleration) in [(2.0, 0.0), (2.0, 30.0), (1.0, 0.0), (0.5, 5.0), (0.0, 0.0)] {
             let params = SlammingParams {
                 power,
@@ -443,11 +454,8 @@ mod tests {
 
     #[test]
     fn the_whole_loops_form_gives_the_formula_to_rounding() {
-        let mut seed = 777u64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        };
+        let mut rng = crate::forces::kernel_tests::Lcg(777);
+        let mut next = move || rng.next();
         for (power, max_acceleration) in [(2.0, 0.0), (2.0, 30.0), (1.0, 0.0), (0.5, 5.0), (0.0, 0.0)] {
             let params = SlammingParams {
                 power,

@@ -87,18 +87,7 @@ impl WholeConstants {
         let local = |v: DVec3| (to_body * v).to_array();
         let (slam_on, slam, dt) = match params.slamming {
             Some((s, dt)) => (true, s, dt),
-            None => (
-                false,
-                SlammingParams {
-                    power: 1.0,
-                    max_acceleration: 1.0,
-                    fade_speed: 0.0,
-                    multiplier: 0.0,
-                    mass: 0.0,
-                    hull_area: 1.0,
-                },
-                1.0,
-            ),
+            None => (false, SlammingParams::OFF, 1.0),
         };
         let (air_on, air_factor, wind) = match params.air {
             Some((density, coefficient, w)) => (true, -0.5 * density * coefficient, local(w)),
