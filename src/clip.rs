@@ -163,21 +163,7 @@ fn rotated(tri: &Tri, first: usize) -> [(DVec3, f64); 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A small deterministic generator, so the tests need no dependency.
-    struct Lcg(u64);
-    impl Lcg {
-        fn next(&mut self) -> f64 {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((self.0 >> 11) as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
-        }
-        fn vec(&mut self) -> DVec3 {
-            DVec3::new(self.next(), self.next(), self.next())
-        }
-    }
+    use crate::forces::kernel_tests::Lcg;
 
     fn flat(v: [DVec3; 3], level: f64) -> Tri {
         Tri {

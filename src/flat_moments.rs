@@ -161,6 +161,8 @@ impl BlockMoments {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::forces::buoyancy::depth_weighted_midpoints;
+    use crate::forces::kernel_tests::Lcg;
 
     /// The pass's per-triangle terms (module documentation), summed one triangle at a
     /// time: the reference; and the sums of their sizes, the scale of rounding.
@@ -178,7 +180,9 @@ mod tests {
             let pushed = if pose.vertical_only { u * s_up } else { s } * pose.k;
             let force = pushed * total;
             let (ab, bc, ca) = (da + db, db + dc, dc + da);
-            let weighted = ((a + b) * ab + (b + c) * bc + (c + a) * ca) * 0.25;
+            // (The pass's own row function.)
+            let weighted =
+                DVec3::from_array(depth_weighted_midpoints([a, b, c].map(|p| p.to_array()), [da, db, dc])) * 0.25;
             let torque = (weighted - pose.com * total).cross(pushed);
             let volume = -(s_up * 0.5 * total / 3.0);
             let volume_moment = weighted * (s_up * 0.5 / 3.0);
@@ -202,25 +206,22 @@ mod tests {
         (sums, sizes)
     }
 
-    struct Rng(u64);
+    /// The crate's test generator, uniform in [0, 1) and in a cube of half-side `scale`.
+    struct Rng(Lcg);
 
     impl Rng {
         fn next(&mut self) -> f64 {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (self.0 >> 11) as f64 / (1u64 << 53) as f64
+            0.5 * (self.0.next() + 1.0)
         }
 
         fn vec(&mut self, scale: f64) -> DVec3 {
-            DVec3::new(self.next() - 0.5, self.next() - 0.5, self.next() - 0.5) * (2.0 * scale)
+            self.0.vec() * scale
         }
     }
 
     #[test]
     fn block_sums_from_moments_are_the_sums_of_the_triangles() {
-        let mut rng = Rng(5);
+        let mut rng = Rng(Lcg(5));
         for case in 0..200 {
             let size = [0.01, 1.0, 30.0][case % 3];
             let count = 1 + case % 32;

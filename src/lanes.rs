@@ -36,11 +36,14 @@
 // Loops index lanes by number: that is what the compiler turns into vector instructions.
 #![allow(clippy::needless_range_loop)]
 
+use crate::forces::air::air_row;
+use crate::forces::buoyancy::{depth_weighted_midpoints, volume_row};
+use crate::forces::drag::{DragConstants, centroid_and_radius, drag_at, drag_points, needs_three_points};
+use crate::forces::row::{add, cross, dot, pick, point_velocity, scale, sub};
 use crate::forces::slamming::{SlammingParams, slamming_row};
 use glam::DVec3;
 
 use crate::hull::Hull;
-use crate::whole_triangles::{DragConstants, cross, dot, drag_at, needs_three_points, scale, sub};
 use crate::whole_triangles::{History, HistoryChunk, HistoryChunkMut, narrow};
 
 /// Bodies per group.
@@ -70,20 +73,6 @@ fn add_lane(sum: &mut LaneVectors, l: usize, v: [f64; 3]) {
     for axis in 0..3 {
         sum[axis][l] += v[axis];
     }
-}
-
-#[inline(always)]
-fn add(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
-}
-
-#[inline(always)]
-fn pick(yes: bool, a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        if yes { a[0] } else { b[0] },
-        if yes { a[1] } else { b[1] },
-        if yes { a[2] } else { b[2] },
-    ]
 }
 
 /// The group's triangle corners and the water's velocity at them.
@@ -405,35 +394,26 @@ fn wet_piece(
     let sn = piece.scaled_normal();
     let area = piece_area(whole, whole_area, sn, normal);
     let centroid = piece.centroid();
-    let [a, b, c] = piece.v;
-    let (ha, hb, hc) = (-piece.h[0], -piece.h[1], -piece.h[2]);
-    let depth_sum = ha + hb + hc;
+    let depths = [-piece.h[0], -piece.h[1], -piece.h[2]];
+    let depth_sum = depths[0] + depths[1] + depths[2];
     let force = scale(sn, k6 * depth_sum);
     let force = [force[0] * keep_horizontal, force[1], force[2] * keep_horizontal];
     // The centre of pressure: the edge midpoints weighted by their depths.
-    let weighted = add(
-        add(scale(add(a, b), ha + hb), scale(add(b, c), hb + hc)),
-        scale(add(c, a), hc + ha),
-    );
+    let weighted = depth_weighted_midpoints(piece.v, depths);
     let deep = depth_sum > 0.0;
     let point = pick(
         deep,
         scale(weighted, 1.0 / (4.0 * if deep { depth_sum } else { 1.0 })),
         centroid,
     );
-    let area_y = 0.5 * sn[1];
-    let (m0, m1, m2) = (scale(add(a, b), 0.5), scale(add(b, c), 0.5), scale(add(c, a), 0.5));
-    let (d0, d1, d2) = (0.5 * (ha + hb), 0.5 * (hb + hc), 0.5 * (hc + ha));
-    let xz = add(add(scale(m0, d0), scale(m1, d1)), scale(m2, d2));
-    let y = -(d0 * m0[1] + 0.5 * d0 * d0) - (d1 * m1[1] + 0.5 * d1 * d1) - (d2 * m2[1] + 0.5 * d2 * d2);
-    let third = area_y / 3.0;
+    let (volume, volume_moment) = volume_row(piece.v, depths, sn[1]);
     WetPiece {
         area,
         moment: scale(centroid, area),
         force,
         torque: cross(sub(point, com), force),
-        volume: -(area_y * depth_sum / 3.0),
-        volume_moment: [-(third * xz[0]), third * y, -(third * xz[2])],
+        volume,
+        volume_moment,
     }
 }
 
@@ -452,10 +432,13 @@ fn dry_piece(
 ) -> ([f64; 3], [f64; 3]) {
     let area = piece_area(whole, whole_area, piece.scaled_normal(), normal);
     let arm = sub(piece.centroid(), com);
-    let v = sub(add(velocity, cross(omega, arm)), wind);
-    // |v| cos = v . n: no square root.
-    let along = dot(v, normal);
-    let force = scale(v, if along > 0.0 { air_factor * area * along } else { 0.0 });
+    let force = air_row(
+        point_velocity(velocity, omega, arm, wind),
+        normal,
+        area,
+        air_factor,
+        true,
+    );
     (force, cross(arm, force))
 }
 
@@ -498,17 +481,7 @@ struct OneConstants {
 /// The first pass's constants from `k`.
 #[inline(always)]
 fn one_constants(k: &PassOneConstants) -> OneConstants {
-    let (slam, dt) = k.slamming.unwrap_or((
-        SlammingParams {
-            power: 1.0,
-            max_acceleration: 1.0,
-            fade_speed: 0.0,
-            multiplier: 0.0,
-            mass: 0.0,
-            hull_area: 1.0,
-        },
-        1.0,
-    ));
+    let (slam, dt) = k.slamming.unwrap_or((SlammingParams::OFF, 1.0));
     let (air_factor, wind) = k.air.unwrap_or((0.0, [0.0; 3]));
     OneConstants {
         k6: -k.rho_g / 6.0,
@@ -596,7 +569,7 @@ fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8>(
         }
 
         let centre = scale(add(add(p[0], p[1]), p[2]), 1.0 / 3.0);
-        let v = sub(add(velocity, cross(omega, sub(centre, com))), water);
+        let v = point_velocity(velocity, omega, sub(centre, com), water);
         // (A triangle dry in every lane has no slamming: its wetted area is zero.)
         if SLAM && KIND != DRY {
             let force = slamming_row(
@@ -673,8 +646,7 @@ fn drag_point(
     area: f64,
 ) -> ([f64; 3], [f64; 3], [f64; 3]) {
     let arm = sub(point, com);
-    let u = sub(add(velocity, cross(omega, arm)), water);
-    drag_at::<true>(k, arm, u, normal, area)
+    drag_at::<true>(k, arm, point_velocity(velocity, omega, arm, water), normal, area)
 }
 
 /// Viscous and pressure drag on one piece under the water ([`drag_at`]), by the one-point
@@ -691,27 +663,10 @@ fn drag_piece(
     k: &DragConstants,
 ) -> ([f64; 3], [f64; 3], [f64; 3]) {
     let area = piece_area(whole, whole_area, piece.scaled_normal(), normal);
-    let centroid = piece.centroid();
-    let [a, b, c] = piece.v;
-    let u = sub(add(velocity, cross(omega, sub(centroid, com))), water);
-    let (ra, rb, rc) = (sub(a, centroid), sub(b, centroid), sub(c, centroid));
-    let radius_squared = dot(ra, ra).max(dot(rb, rb)).max(dot(rc, rc));
+    let (centroid, radius_squared) = centroid_and_radius(piece.v);
+    let u = point_velocity(velocity, omega, sub(centroid, com), water);
     let three = needs_three_points(dot(omega, omega), radius_squared, dot(u, u));
-    // The rule's points: the edge midpoints with a third of the area each, or the centroid
-    // with all of it and twice more with none (three evaluations either way, no branch).
-    let third = area / 3.0;
-    let (p1, w1) = (
-        pick(three, scale(add(a, b), 0.5), centroid),
-        if three { third } else { area },
-    );
-    let (p2, w2) = (
-        pick(three, scale(add(b, c), 0.5), centroid),
-        if three { third } else { 0.0 },
-    );
-    let (p3, w3) = (
-        pick(three, scale(add(c, a), 0.5), centroid),
-        if three { third } else { 0.0 },
-    );
+    let [(p1, w1), (p2, w2), (p3, w3)] = drag_points(piece.v, centroid, area, three);
     // (Calls, not a closure: a closure this size may be left out of line, and closures are
     // compiled for the baseline processor only.)
     let m = (com, velocity, omega);
@@ -799,16 +754,52 @@ pub(crate) struct Single<'a> {
     pub water: Option<&'a [DVec3]>,
 }
 
-/// Triangles `first..first + n` of a body stepped alone, one in each lane (the spare
-/// lanes repeat the last), as [`corners`] gives a group's: corners, heights, and the
-/// water's velocity averaged over the corners (the same arithmetic).
+/// Which of a lone body's triangles its lanes take: all of them in order, or those of a
+/// list (a big hull's cut ones).
+#[derive(Clone, Copy)]
+enum Rows<'a> {
+    All,
+    Listed(&'a [u32]),
+}
+
+impl Rows<'_> {
+    /// How many triangles, of a hull of `count`.
+    #[inline(always)]
+    fn len(self, count: usize) -> usize {
+        match self {
+            Rows::All => count,
+            Rows::Listed(list) => list.len(),
+        }
+    }
+
+    /// The hull row of the `i`-th triangle taken.
+    #[inline(always)]
+    fn row(self, i: usize) -> Option<usize> {
+        match self {
+            Rows::All => Some(i),
+            Rows::Listed(list) => list.get(i).map(|&j| j as usize),
+        }
+    }
+}
+
+/// The triangles `first..first + n` of `rows` of a body stepped alone, one in each lane
+/// (the spare lanes repeat the last), as [`corners`] gives a group's: corners, heights,
+/// and the water's velocity averaged over the corners (the same arithmetic).
 #[inline(always)]
-fn single_corners(hull: &Hull, body: &Single<'_>, first: usize, n: usize) -> ([LaneVertex; 3], LaneVectors, Lanes) {
+fn lone_corners(
+    hull: &Hull,
+    body: &Single<'_>,
+    rows: Rows<'_>,
+    first: usize,
+    n: usize,
+) -> ([LaneVertex; 3], LaneVectors, Lanes) {
     let mut corners = [[[0.0; LANES]; 4]; 3];
     let mut water = [[0.0; LANES]; 3];
     let mut areas = [0.0; LANES];
     for l in 0..LANES {
-        let j = first + l.min(n - 1);
+        let Some(j) = rows.row(first + l.min(n - 1)) else {
+            continue;
+        };
         let (Some(tri), Some(&area)) = (hull.triangles.get(j), hull.areas.get(j)) else {
             continue;
         };
@@ -848,152 +839,86 @@ fn add_vectors_in_order(to: &mut LaneVectors, from: &LaneVectors, n: usize) {
     }
 }
 
+impl PassOneSums {
+    /// Adds lanes `0..n` of `t`, in order, to lane 0 ([`add_in_order`]).
+    #[inline(always)]
+    fn add_in_order(&mut self, t: &PassOneSums, n: usize) {
+        add_vectors_in_order(&mut self.buoyancy_force, &t.buoyancy_force, n);
+        add_vectors_in_order(&mut self.buoyancy_torque, &t.buoyancy_torque, n);
+        add_vectors_in_order(&mut self.slamming_force, &t.slamming_force, n);
+        add_vectors_in_order(&mut self.slamming_torque, &t.slamming_torque, n);
+        add_vectors_in_order(&mut self.air_force, &t.air_force, n);
+        add_vectors_in_order(&mut self.air_torque, &t.air_torque, n);
+        add_in_order(&mut self.volume, &t.volume, n);
+        add_vectors_in_order(&mut self.volume_moment, &t.volume_moment, n);
+        add_in_order(&mut self.area, &t.area, n);
+        add_vectors_in_order(&mut self.area_moment, &t.area_moment, n);
+        add_in_order(&mut self.pieces, &t.pieces, n);
+    }
+}
+
+impl DragLanes {
+    /// Adds lanes `0..n` of `t`, in order, to lane 0 ([`add_in_order`]).
+    #[inline(always)]
+    fn add_in_order(&mut self, t: &DragLanes, n: usize) {
+        add_vectors_in_order(&mut self.viscous, &t.viscous, n);
+        add_vectors_in_order(&mut self.pressure, &t.pressure, n);
+        add_vectors_in_order(&mut self.torque, &t.torque, n);
+    }
+}
+
+/// Where a lone body's slamming history is read and written: by chunk (all its rows, a
+/// small hull), or by row with the new rates pushed to a list (a big hull's cut rows).
+enum LoneHistory<'p, 'h> {
+    Chunk(&'p HistoryChunk<'h>, &'p mut HistoryChunkMut<'h>),
+    Listed(&'p History, &'p mut Vec<(u32, DVec3)>),
+}
+
+impl LoneHistory<'_, '_> {
+    /// Row `j`'s last swept volume rate.
+    #[inline(always)]
+    fn prior(&self, j: usize) -> [f64; 3] {
+        match self {
+            LoneHistory::Chunk(prior, _) => {
+                std::array::from_fn(|axis| f64::from(prior.swept[axis].get(j).copied().unwrap_or_default()))
+            }
+            LoneHistory::Listed(prior, _) => prior.get(j).to_array(),
+        }
+    }
+
+    /// Keeps row `j`'s new swept volume rate.
+    #[inline(always)]
+    fn keep(&mut self, j: usize, now: [f64; 3]) {
+        match self {
+            LoneHistory::Chunk(_, history) => {
+                for axis in 0..3 {
+                    if let Some(swept) = history.swept[axis].get_mut(j) {
+                        *swept = narrow(now[axis]);
+                    }
+                }
+            }
+            LoneHistory::Listed(_, history) => history.push((j as u32, DVec3::from_array(now))),
+        }
+    }
+}
+
 /// [`pass_one`] for a body stepped alone: its triangles eight at a time, one in each lane,
 /// by the functions a group uses, and each triangle's contribution added to the body's
 /// sums in triangle order as a group adds it: the same numbers, to the bit, as the body
 /// would get in any group. The sums are in lane 0; `motion` and `mass` in every lane.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn pass_one_single(
+pub(crate) fn pass_one_single<'h>(
     hull: &Hull,
     body: &Single<'_>,
     motion: &LaneMotion,
     mass: &Lanes,
     k: &PassOneConstants,
-    prior: &HistoryChunk<'_>,
-    history: &mut HistoryChunkMut<'_>,
+    prior: &HistoryChunk<'h>,
+    history: &mut HistoryChunkMut<'h>,
 ) -> PassOneSums {
-    match (k.slamming.is_some(), k.air.is_some()) {
-        (true, true) => single_one_loop::<true, true>(hull, body, motion, mass, k, prior, history),
-        (false, true) => single_one_loop::<false, true>(hull, body, motion, mass, k, prior, history),
-        (true, false) => single_one_loop::<true, false>(hull, body, motion, mass, k, prior, history),
-        (false, false) => single_one_loop::<false, false>(hull, body, motion, mass, k, prior, history),
-    }
-}
-
-#[inline(always)]
-fn single_one_loop<const SLAM: bool, const AIR: bool>(
-    hull: &Hull,
-    body: &Single<'_>,
-    motion: &LaneMotion,
-    mass: &Lanes,
-    k: &PassOneConstants,
-    prior: &HistoryChunk<'_>,
-    history: &mut HistoryChunkMut<'_>,
-) -> PassOneSums {
-    let mut s = PassOneSums::default();
-    let c = one_constants(k);
-    let count = hull.triangles.len();
-    for first in (0..count).step_by(LANES) {
-        let n = LANES.min(count - first);
-        let (corners, water, areas) = single_corners(hull, body, first, n);
-        let corners = [&corners[0], &corners[1], &corners[2]];
-        let mut before = [[0.0; LANES]; 3];
-        for l in 0..n {
-            let j = first + l;
-            for axis in 0..3 {
-                before[axis][l] = f64::from(prior.swept[axis].get(j).copied().unwrap_or_default());
-            }
-        }
-        let mut now = [[0.0; LANES]; 3];
-        let mut t = PassOneSums::default();
-        let args = (&corners, &water, &areas, motion, mass, &before, &mut now);
-        match kind(&corners) {
-            DRY => one_triangle::<SLAM, AIR, DRY>(args, &c, &mut t),
-            WET => one_triangle::<SLAM, AIR, WET>(args, &c, &mut t),
-            _ => one_triangle::<SLAM, AIR, MIXED>(args, &c, &mut t),
-        }
-        for l in 0..n {
-            let j = first + l;
-            for axis in 0..3 {
-                if let Some(swept) = history.swept[axis].get_mut(j) {
-                    *swept = narrow(now[axis][l]);
-                }
-            }
-        }
-        add_vectors_in_order(&mut s.buoyancy_force, &t.buoyancy_force, n);
-        add_vectors_in_order(&mut s.buoyancy_torque, &t.buoyancy_torque, n);
-        add_vectors_in_order(&mut s.slamming_force, &t.slamming_force, n);
-        add_vectors_in_order(&mut s.slamming_torque, &t.slamming_torque, n);
-        add_vectors_in_order(&mut s.air_force, &t.air_force, n);
-        add_vectors_in_order(&mut s.air_torque, &t.air_torque, n);
-        add_in_order(&mut s.volume, &t.volume, n);
-        add_vectors_in_order(&mut s.volume_moment, &t.volume_moment, n);
-        add_in_order(&mut s.area, &t.area, n);
-        add_vectors_in_order(&mut s.area_moment, &t.area_moment, n);
-        add_in_order(&mut s.pieces, &t.pieces, n);
-    }
-    s
-}
-
-/// [`pass_two`] for a body stepped alone, as [`pass_one_single`] does the first pass.
-#[inline(always)]
-pub(crate) fn pass_two_single(
-    hull: &Hull,
-    body: &Single<'_>,
-    motion: &LaneMotion,
-    viscous_factor: &Lanes,
-    k: &DragConstants,
-) -> DragLanes {
-    let mut s = DragLanes::default();
-    let count = hull.triangles.len();
-    for first in (0..count).step_by(LANES) {
-        let n = LANES.min(count - first);
-        let (corners, water, areas) = single_corners(hull, body, first, n);
-        let corners = [&corners[0], &corners[1], &corners[2]];
-        let mut t = DragLanes::default();
-        let args = (&corners, &water, &areas, motion, viscous_factor, k);
-        match kind(&corners) {
-            DRY => continue,
-            WET => drag_triangle::<WET>(args, &mut t),
-            _ => drag_triangle::<MIXED>(args, &mut t),
-        }
-        add_vectors_in_order(&mut s.viscous, &t.viscous, n);
-        add_vectors_in_order(&mut s.pressure, &t.pressure, n);
-        add_vectors_in_order(&mut s.torque, &t.torque, n);
-    }
-    s
-}
-
-/// [`single_corners`] for the triangles `list[first..first + n]` (the spare lanes repeat
-/// the last).
-#[inline(always)]
-fn listed_corners(
-    hull: &Hull,
-    body: &Single<'_>,
-    list: &[u32],
-    first: usize,
-    n: usize,
-) -> ([LaneVertex; 3], LaneVectors, Lanes) {
-    let mut corners = [[[0.0; LANES]; 4]; 3];
-    let mut water = [[0.0; LANES]; 3];
-    let mut areas = [0.0; LANES];
-    for l in 0..LANES {
-        let Some(&j) = list.get(first + l.min(n - 1)) else {
-            continue;
-        };
-        let j = j as usize;
-        let (Some(tri), Some(&area)) = (hull.triangles.get(j), hull.areas.get(j)) else {
-            continue;
-        };
-        areas[l] = area;
-        let mut sum = [[0.0; 3]; 3];
-        for (c, &i) in tri.iter().enumerate() {
-            let i = i as usize;
-            let v = body.vertices.get(i).copied().unwrap_or_default();
-            corners[c][0][l] = v.x;
-            corners[c][1][l] = v.y;
-            corners[c][2][l] = v.z;
-            corners[c][3][l] = body.heights.get(i).copied().unwrap_or_default();
-            if let Some(w) = body.water {
-                sum[c] = w.get(i).copied().unwrap_or_default().to_array();
-            }
-        }
-        for axis in 0..3 {
-            water[axis][l] = (sum[0][axis] + sum[1][axis] + sum[2][axis]) / 3.0;
-        }
-    }
-    (corners, water, areas)
+    let history = LoneHistory::Chunk(prior, history);
+    lone_pass_one(hull, body, Rows::All, motion, mass, k, history)
 }
 
 /// [`pass_one_single`] for the triangles in `list` only (a big hull's cut ones), eight
@@ -1011,37 +936,52 @@ pub(crate) fn pass_one_listed(
     prior: &History,
     history: &mut Vec<(u32, DVec3)>,
 ) -> PassOneSums {
+    let history = LoneHistory::Listed(prior, history);
+    lone_pass_one(hull, body, Rows::Listed(list), motion, mass, k, history)
+}
+
+#[inline(always)]
+fn lone_pass_one(
+    hull: &Hull,
+    body: &Single<'_>,
+    rows: Rows<'_>,
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    history: LoneHistory<'_, '_>,
+) -> PassOneSums {
     match (k.slamming.is_some(), k.air.is_some()) {
-        (true, true) => listed_one_loop::<true, true>(hull, body, list, motion, mass, k, prior, history),
-        (false, true) => listed_one_loop::<false, true>(hull, body, list, motion, mass, k, prior, history),
-        (true, false) => listed_one_loop::<true, false>(hull, body, list, motion, mass, k, prior, history),
-        (false, false) => listed_one_loop::<false, false>(hull, body, list, motion, mass, k, prior, history),
+        (true, true) => lone_one_loop::<true, true>(hull, body, rows, motion, mass, k, history),
+        (false, true) => lone_one_loop::<false, true>(hull, body, rows, motion, mass, k, history),
+        (true, false) => lone_one_loop::<true, false>(hull, body, rows, motion, mass, k, history),
+        (false, false) => lone_one_loop::<false, false>(hull, body, rows, motion, mass, k, history),
     }
 }
 
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn listed_one_loop<const SLAM: bool, const AIR: bool>(
+fn lone_one_loop<const SLAM: bool, const AIR: bool>(
     hull: &Hull,
     body: &Single<'_>,
-    list: &[u32],
+    rows: Rows<'_>,
     motion: &LaneMotion,
     mass: &Lanes,
     k: &PassOneConstants,
-    prior: &History,
-    history: &mut Vec<(u32, DVec3)>,
+    mut history: LoneHistory<'_, '_>,
 ) -> PassOneSums {
     let mut s = PassOneSums::default();
     let c = one_constants(k);
-    for first in (0..list.len()).step_by(LANES) {
-        let n = LANES.min(list.len() - first);
-        let (corners, water, areas) = listed_corners(hull, body, list, first, n);
+    let count = rows.len(hull.triangles.len());
+    for first in (0..count).step_by(LANES) {
+        let n = LANES.min(count - first);
+        let (corners, water, areas) = lone_corners(hull, body, rows, first, n);
         let corners = [&corners[0], &corners[1], &corners[2]];
         let mut before = [[0.0; LANES]; 3];
-        for (l, &j) in list[first..first + n].iter().enumerate() {
-            let swept = prior.get(j as usize);
-            for axis in 0..3 {
-                before[axis][l] = swept[axis];
+        for l in 0..n {
+            if let Some(j) = rows.row(first + l) {
+                let prior = history.prior(j);
+                for axis in 0..3 {
+                    before[axis][l] = prior[axis];
+                }
             }
         }
         let mut now = [[0.0; LANES]; 3];
@@ -1052,22 +992,26 @@ fn listed_one_loop<const SLAM: bool, const AIR: bool>(
             WET => one_triangle::<SLAM, AIR, WET>(args, &c, &mut t),
             _ => one_triangle::<SLAM, AIR, MIXED>(args, &c, &mut t),
         }
-        for (l, &j) in list[first..first + n].iter().enumerate() {
-            history.push((j, DVec3::new(now[0][l], now[1][l], now[2][l])));
+        for l in 0..n {
+            if let Some(j) = rows.row(first + l) {
+                history.keep(j, [now[0][l], now[1][l], now[2][l]]);
+            }
         }
-        add_vectors_in_order(&mut s.buoyancy_force, &t.buoyancy_force, n);
-        add_vectors_in_order(&mut s.buoyancy_torque, &t.buoyancy_torque, n);
-        add_vectors_in_order(&mut s.slamming_force, &t.slamming_force, n);
-        add_vectors_in_order(&mut s.slamming_torque, &t.slamming_torque, n);
-        add_vectors_in_order(&mut s.air_force, &t.air_force, n);
-        add_vectors_in_order(&mut s.air_torque, &t.air_torque, n);
-        add_in_order(&mut s.volume, &t.volume, n);
-        add_vectors_in_order(&mut s.volume_moment, &t.volume_moment, n);
-        add_in_order(&mut s.area, &t.area, n);
-        add_vectors_in_order(&mut s.area_moment, &t.area_moment, n);
-        add_in_order(&mut s.pieces, &t.pieces, n);
+        s.add_in_order(&t, n);
     }
     s
+}
+
+/// [`pass_two`] for a body stepped alone, as [`pass_one_single`] does the first pass.
+#[inline(always)]
+pub(crate) fn pass_two_single(
+    hull: &Hull,
+    body: &Single<'_>,
+    motion: &LaneMotion,
+    viscous_factor: &Lanes,
+    k: &DragConstants,
+) -> DragLanes {
+    lone_pass_two(hull, body, Rows::All, motion, viscous_factor, k)
 }
 
 /// [`pass_two_single`] for the triangles in `list` only, as [`pass_one_listed`].
@@ -1080,10 +1024,23 @@ pub(crate) fn pass_two_listed(
     viscous_factor: &Lanes,
     k: &DragConstants,
 ) -> DragLanes {
+    lone_pass_two(hull, body, Rows::Listed(list), motion, viscous_factor, k)
+}
+
+#[inline(always)]
+fn lone_pass_two(
+    hull: &Hull,
+    body: &Single<'_>,
+    rows: Rows<'_>,
+    motion: &LaneMotion,
+    viscous_factor: &Lanes,
+    k: &DragConstants,
+) -> DragLanes {
     let mut s = DragLanes::default();
-    for first in (0..list.len()).step_by(LANES) {
-        let n = LANES.min(list.len() - first);
-        let (corners, water, areas) = listed_corners(hull, body, list, first, n);
+    let count = rows.len(hull.triangles.len());
+    for first in (0..count).step_by(LANES) {
+        let n = LANES.min(count - first);
+        let (corners, water, areas) = lone_corners(hull, body, rows, first, n);
         let corners = [&corners[0], &corners[1], &corners[2]];
         let mut t = DragLanes::default();
         let args = (&corners, &water, &areas, motion, viscous_factor, k);
@@ -1092,9 +1049,7 @@ pub(crate) fn pass_two_listed(
             WET => drag_triangle::<WET>(args, &mut t),
             _ => drag_triangle::<MIXED>(args, &mut t),
         }
-        add_vectors_in_order(&mut s.viscous, &t.viscous, n);
-        add_vectors_in_order(&mut s.pressure, &t.pressure, n);
-        add_vectors_in_order(&mut s.torque, &t.torque, n);
+        s.add_in_order(&t, n);
     }
     s
 }
@@ -1123,5 +1078,100 @@ impl LaneScratch {
 
     pub fn give_back(scratch: LaneScratch) {
         SCRATCH.with(|s| *s.borrow_mut() = scratch);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clip::{self, Tri};
+    use crate::forces::kernel_tests::Lcg;
+
+    fn bits(p: &Piece) -> Vec<u64> {
+        p.v.iter().flatten().chain(&p.h).map(|x| x.to_bits()).collect()
+    }
+
+    fn tri_bits(t: &Tri) -> Vec<u64> {
+        t.v.iter()
+            .flat_map(|v| v.to_array())
+            .chain(t.height)
+            .map(f64::to_bits)
+            .collect()
+    }
+
+    /// A missing piece: three corners on one point (no area, so no force).
+    fn is_none(p: &Piece) -> bool {
+        p.v[1] == p.v[0] && p.v[2] == p.v[0]
+    }
+
+    /// The lanes' clipping against `clip.rs`'s, to the bit, for one triangle.
+    fn check(v: [[f64; 3]; 3], h: [f64; 3]) {
+        let lanes = clip(v, h);
+        let reference = clip::clip(&Tri {
+            v: v.map(DVec3::from_array),
+            height: h,
+        });
+        assert_eq!(
+            lanes.under as usize,
+            h.iter().filter(|&&h| h < 0.0).count(),
+            "{v:?} {h:?}"
+        );
+        for (name, got, want) in [
+            ("wet", &lanes.wet, reference.submerged()),
+            ("dry", &lanes.dry, reference.emerged()),
+        ] {
+            for (k, piece) in got.iter().enumerate() {
+                match want.get(k) {
+                    Some(t) => assert_eq!(bits(piece), tri_bits(t), "{name} piece {k} of {v:?} {h:?}"),
+                    None => assert!(is_none(piece), "{name} piece {k} of {v:?} {h:?} should be missing"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_lanes_clip_a_triangle_into_clip_rs_pieces_to_the_bit() {
+        let mut rng = Lcg(29);
+        let mut cases = 0;
+        // Heights that matter: on the water (+0 and -0), just under or over it, far off.
+        let special = [0.0, -0.0, 1e-300, -1e-300, f64::MIN_POSITIVE, -1e-12, 1e-12, -3.0, 5.0];
+        for round in 0..20_000 {
+            let mut corner = || [rng.next(), rng.next(), rng.next()];
+            let mut v = [corner(), corner(), corner()];
+            match round % 5 {
+                // Degenerate: two corners on one point, or three on a line.
+                1 => v[1] = v[0],
+                2 => v[2] = std::array::from_fn(|x| 0.5 * (v[0][x] + v[1][x])),
+                // A sliver: the third corner a hair from the first edge.
+                3 => v[2] = std::array::from_fn(|x| v[0][x] + 0.3 * (v[1][x] - v[0][x]) + 1e-13),
+                _ => {}
+            }
+            let level = rng.next() * 0.8;
+            let mut h = v.map(|p| p[1] - level);
+            if round % 3 == 0 {
+                let k = (round / 3) % 3;
+                h[k] = special[(round / 9) % special.len()];
+            }
+            if round % 7 == 0 {
+                h[(round + 1) % 3] = special[(round / 7) % special.len()];
+            }
+            check(v, h);
+            cases += 1;
+        }
+        // Every count of corners under the water, with corners on it.
+        for h in [
+            [-1.0, -2.0, -0.5],
+            [1.0, 2.0, 0.5],
+            [0.0, 0.0, 0.0],
+            [-0.0, -0.0, -0.0],
+            [0.0, -1.0, -1.0],
+            [0.0, 0.0, -1.0],
+            [-1.0, 0.0, 1.0],
+            [1.0, -1.0, 0.0],
+        ] {
+            check([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], h);
+            cases += 1;
+        }
+        assert!(cases > 20_000);
     }
 }

@@ -13,6 +13,8 @@
 
 use glam::DVec3;
 
+use super::row::{dot, scale};
+
 /// Air resistance on one emerged triangle.
 #[inline]
 pub fn air_force(velocity: DVec3, normal: DVec3, area: f64, air_density: f64, coefficient: f64) -> DVec3 {
@@ -25,6 +27,16 @@ pub fn air_force(velocity: DVec3, normal: DVec3, area: f64, air_density: f64, co
         return DVec3::ZERO;
     }
     -0.5 * air_density * coefficient * area * speed * cos * velocity
+}
+
+/// [`air_force`] as the loops compute it: `factor` is `-rho_air C_air / 2`, and
+/// `|v| cos(theta) = v.n` needs no square root and no division. `on` false (the force
+/// switched off, or the piece not wholly dry): zero, by a select.
+#[inline(always)]
+pub(crate) fn air_row(v: [f64; 3], normal: [f64; 3], area: f64, factor: f64, on: bool) -> [f64; 3] {
+    let along = dot(v, normal);
+    let magnitude = if on && along > 0.0 { area * factor * along } else { 0.0 };
+    scale(v, magnitude)
 }
 
 #[cfg(test)]

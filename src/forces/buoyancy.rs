@@ -24,19 +24,48 @@
 
 use glam::DVec3;
 
+use super::row::{add, scale};
 use crate::clip::Tri;
+
+/// `sum_k (p + q)_k (h_p + h_q)_k` over the edges `(a, b)`, `(b, c)`, `(c, a)`: four
+/// times the depth-weighted sum of the edge midpoints, from which both the centre of
+/// pressure (divided by `4 sum h`) and the volume's first moment (`/ 4`) come.
+#[inline(always)]
+pub(crate) fn depth_weighted_midpoints([a, b, c]: [[f64; 3]; 3], [ha, hb, hc]: [f64; 3]) -> [f64; 3] {
+    add(
+        add(scale(add(a, b), ha + hb), scale(add(b, c), hb + hc)),
+        scale(add(c, a), hc + ha),
+    )
+}
+
+/// The submerged volume under a piece and its first moment (module docs), from its
+/// corners, their `depths` and the vertical part `scaled_normal_y` of its
+/// `cross(b - a, c - a)`.
+#[inline(always)]
+pub(crate) fn volume_row([a, b, c]: [[f64; 3]; 3], [ha, hb, hc]: [f64; 3], scaled_normal_y: f64) -> (f64, [f64; 3]) {
+    let area_y = 0.5 * scaled_normal_y;
+    let (m0, m1, m2) = (scale(add(a, b), 0.5), scale(add(b, c), 0.5), scale(add(c, a), 0.5));
+    let (d0, d1, d2) = (0.5 * (ha + hb), 0.5 * (hb + hc), 0.5 * (hc + ha));
+    let xz = add(add(scale(m0, d0), scale(m1, d1)), scale(m2, d2));
+    let y = -(d0 * m0[1] + 0.5 * d0 * d0) - (d1 * m1[1] + 0.5 * d1 * d1) - (d2 * m2[1] + 0.5 * d2 * d2);
+    let third = area_y / 3.0;
+    let depth_sum = ha + hb + hc;
+    (
+        -(area_y * depth_sum / 3.0),
+        [-(third * xz[0]), third * y, -(third * xz[2])],
+    )
+}
 
 /// Hydrostatic force on a submerged piece and its exact centre of pressure;
 /// `scaled_normal` is the piece's `cross(b - a, c - a)`.
 #[inline]
 pub fn pressure(piece: &Tri, scaled_normal: DVec3, rho_g: f64) -> (DVec3, DVec3) {
-    let [a, b, c] = piece.v;
-    let [ha, hb, hc] = piece.height.map(|d| -d);
-    let depth_sum = ha + hb + hc;
+    let depths = piece.height.map(|d| -d);
+    let depth_sum = depths[0] + depths[1] + depths[2];
     let force = scaled_normal * (-rho_g * depth_sum / 6.0);
     let point = if depth_sum > 0.0 {
         // Edge midpoints weighted by their depths; the factors of 1/2 cancel.
-        ((a + b) * (ha + hb) + (b + c) * (hb + hc) + (c + a) * (hc + ha)) / (4.0 * depth_sum)
+        DVec3::from_array(depth_weighted_midpoints(piece.v.map(|p| p.to_array()), depths)) / (4.0 * depth_sum)
     } else {
         piece.centroid()
     };
@@ -63,21 +92,9 @@ impl SubmergedVolume {
     /// Adds one submerged piece of a closed hull (`scaled_normal`: its `cross(b - a, c - a)`).
     #[inline]
     pub fn add(&mut self, piece: &Tri, scaled_normal: DVec3) {
-        let [a, b, c] = piece.v;
-        let [ha, hb, hc] = piece.height.map(|d| -d);
-        let area_y = 0.5 * scaled_normal.y;
-        let mids = [0.5 * (a + b), 0.5 * (b + c), 0.5 * (c + a)];
-        let depths = [0.5 * (ha + hb), 0.5 * (hb + hc), 0.5 * (hc + ha)];
-        self.volume -= area_y * (ha + hb + hc) / 3.0;
-        let mut xz = DVec3::ZERO;
-        let mut y = 0.0;
-        for (m, h) in mids.iter().zip(depths) {
-            xz += *m * h;
-            y -= h * m.y + 0.5 * h * h;
-        }
-        self.moment.x -= area_y / 3.0 * xz.x;
-        self.moment.z -= area_y / 3.0 * xz.z;
-        self.moment.y += area_y / 3.0 * y;
+        let (volume, moment) = volume_row(piece.v.map(|p| p.to_array()), piece.height.map(|d| -d), scaled_normal.y);
+        self.volume += volume;
+        self.moment += DVec3::from_array(moment);
     }
 
     /// Centroid of the submerged volume, if there is any.

@@ -1,15 +1,41 @@
 //! The forces water and air put on a hull, one module per force, each a pure function of
 //! plain data: the clipped triangles, the environment and the body's motion.
+//!
+//! Each per-triangle force is written once, here, as a row function on plain numbers
+//! (`[f64; 3]` vectors, `row`) that every path of the step calls, inlined into its
+//! vector loop: the whole triangles' loops (`crate::whole_triangles`), the bodies in
+//! lanes (`crate::lanes`), the cut pieces, and the one-at-a-time code and the replay
+//! (through the scalar functions, which call the same rows or, where the loops multiply
+//! a formula out, stay its plain statement):
+//!
+//! | force | row function(s) | scalar form |
+//! |---|---|---|
+//! | pressure, centre of pressure | `buoyancy::depth_weighted_midpoints` | `buoyancy::pressure` |
+//! | submerged volume | `buoyancy::volume_row` | `buoyancy::SubmergedVolume::add` (calls it) |
+//! | viscous drag | `drag::viscous_row` | `viscous::viscous_force` (calls it) |
+//! | pressure drag | `drag::drag_at` (with viscous) | `pressure_drag::pressure_drag_force` |
+//! | drag rule | `drag::{needs_three_points, centroid_and_radius, drag_points, edge_midpoints}` | |
+//! | slamming | `slamming::slamming_row` (cut triangles, lanes), `slamming::slamming_lane` (whole triangles) | `slamming::slamming_force` |
+//! | air | `air::air_row` | `air::air_force` |
+//! | `x^p` | `pressure_drag::fast_power` | `pressure_drag::power` (calls it) |
+//!
+//! `kernel_tests` checks each row against its formula written plainly (and the analytic
+//! integral it stands for); where a row multiplies a formula out, to rounding.
 
 pub mod added_mass;
 pub mod air;
 pub mod buoyancy;
 pub mod damping;
+pub(crate) mod drag;
 pub mod limiter;
 pub mod lumped;
 pub mod pressure_drag;
+pub(crate) mod row;
 pub mod slamming;
 pub mod viscous;
+
+#[cfg(test)]
+pub(crate) mod kernel_tests;
 
 /// Skin friction, ITTC 1957 (`KEEL_FORCE_VISCOUS`).
 pub const FORCE_VISCOUS: u32 = 1;

@@ -33,21 +33,32 @@ pub struct DragCoefficients {
     pub reference_speed: f64,
 }
 
-/// `x^p` for `x` in [0, 1], with the common falloff powers done without `powf`, which
-/// costs more than the rest of the force together.
+/// Whether `p` is one of the powers the vector loops take: 0, 1/2, 1 and 2, which
+/// [`fast_power`] computes without `powf` (which would keep a loop from being
+/// vectorised, and costs more than the rest of a force together). Bodies with other
+/// powers go one triangle at a time.
+#[inline(always)]
+pub fn is_fast_power(p: f64) -> bool {
+    p == 0.0 || p == 0.5 || p == 1.0 || p == 2.0
+}
+
+/// `x^p` for the powers of [`is_fast_power`], without branches (the row form every
+/// vector loop calls: in vector code both sides of a choice run, so each is a select).
+/// Any other `p` gives `x`: callers check [`is_fast_power`] first.
+///
+/// `x^0 = 1` also for `x = 0` (as `powf`), and `x^(1/2)` is `sqrt`, which IEEE 754
+/// rounds correctly, as `powf` does not promise to.
+#[inline(always)]
+pub fn fast_power(x: f64, p: f64) -> f64 {
+    let r = if p == 0.5 { x.sqrt() } else { x };
+    let r = if p == 2.0 { x * x } else { r };
+    if p == 0.0 { 1.0 } else { r }
+}
+
+/// `x^p` for `x` in [0, 1]: [`fast_power`] for the powers it takes, `powf` for others.
 #[inline]
 pub fn power(x: f64, p: f64) -> f64 {
-    if p == 0.5 {
-        x.sqrt()
-    } else if p == 1.0 {
-        x
-    } else if p == 2.0 {
-        x * x
-    } else if p == 0.0 {
-        1.0
-    } else {
-        x.powf(p)
-    }
+    if is_fast_power(p) { fast_power(x, p) } else { x.powf(p) }
 }
 
 /// Pressure or suction drag on a triangle moving at `velocity` relative to the water.
@@ -96,9 +107,33 @@ mod tests {
 
     #[test]
     fn the_fast_powers_agree_with_powf() {
-        for p in [0.0, 0.5, 1.0, 2.0, 0.3, 1.7] {
+        // 0, 1 and 2 exactly (x^0 = 1 even at 0, as powf); 1/2 within powf's own error.
+        let mut x = 0.0f64;
+        while x <= 1.0 {
+            for p in [0.0, 1.0, 2.0, 0.5] {
+                assert!(is_fast_power(p));
+                assert_eq!(power(x, p), fast_power(x, p));
+            }
+            assert_eq!(fast_power(x, 0.0), x.powf(0.0), "{x}^0");
+            assert_eq!(fast_power(x, 1.0), x.powf(1.0), "{x}^1");
+            // x * x is correctly rounded; powf may be off by an ulp.
+            assert!(
+                (fast_power(x, 2.0) - x.powf(2.0)).abs() <= f64::EPSILON * x * x,
+                "{x}^2"
+            );
+            assert_eq!(fast_power(x, 2.0), x * x);
+            assert!(
+                (fast_power(x, 0.5) - x.powf(0.5)).abs() <= f64::EPSILON * x.sqrt(),
+                "{x}^0.5"
+            );
+            assert_eq!(fast_power(x, 0.5), x.sqrt());
+            x += 1.0 / 1024.0 + 1e-7;
+        }
+        // Other powers go through powf, and the loops refuse them.
+        for p in [0.3, 1.7, 3.0, -1.0] {
+            assert!(!is_fast_power(p));
             for x in [0.0, 0.01, 0.3, 0.77, 1.0] {
-                assert!((power(x, p) - x.powf(p)).abs() <= 1e-15, "{x}^{p}");
+                assert_eq!(power(x, p), x.powf(p), "{x}^{p}");
             }
         }
     }

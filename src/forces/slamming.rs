@@ -34,6 +34,9 @@
 
 use glam::DVec3;
 
+use super::pressure_drag::fast_power;
+use super::row::{dot, scale};
+
 /// A triangle's slamming state in one step: what [`slamming_force`] compares with the
 /// last step's. (A body keeps only its [`SlammingHistory::swept`] from one step to the
 /// next: the force depends on nothing else of the last step.)
@@ -68,6 +71,20 @@ pub struct SlammingParams {
     pub mass: f64,
     /// Total hull area, m^2.
     pub hull_area: f64,
+}
+
+impl SlammingParams {
+    /// The parameters the loops run with when slamming is off: a multiplier of zero, and
+    /// finite numbers everywhere else (no division by zero in a lane that is never
+    /// used).
+    pub(crate) const OFF: SlammingParams = SlammingParams {
+        power: 1.0,
+        max_acceleration: 1.0,
+        fade_speed: 0.0,
+        multiplier: 0.0,
+        mass: 0.0,
+        hull_area: 1.0,
+    };
 }
 
 /// Slamming force on triangle `j` of area `triangle_area` and unit normal `normal`, from
@@ -227,15 +244,7 @@ pub(crate) fn slamming_row(
         speed.max(params.fade_speed) / dt
     };
     let ratio = (gamma / gamma_max).clamp(0.0, 1.0);
-    let ratio = if params.power == 0.5 {
-        ratio.sqrt()
-    } else if params.power == 1.0 {
-        ratio
-    } else if params.power == 2.0 {
-        ratio * ratio
-    } else {
-        1.0
-    };
+    let ratio = fast_power(ratio, params.power);
     let scale = 2.0 * area / params.hull_area;
     let magnitude = -ratio * cos * params.multiplier;
     // (The tests `slamming_force` makes, so that NaN takes the same way.)
@@ -244,6 +253,76 @@ pub(crate) fn slamming_row(
         let stop = params.mass * v[axis] * scale / dt;
         if none { 0.0 } else { magnitude * stop }
     })
+}
+
+/// The constants of [`slamming_lane`], from a body's [`SlammingParams`] and the step.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SlammingLaneConstants {
+    /// `p`, `v_r` and the multiplier, as in [`SlammingParams`].
+    pub power: f64,
+    pub fade_speed: f64,
+    pub multiplier: f64,
+    /// Whether `Gamma_max` is fixed, and then `Gamma_max dt`.
+    pub fixed_cap: bool,
+    pub cap: f64,
+    /// `2 m / (S_hull dt)`: the stopping force per unit of wetted area and velocity.
+    pub stop_per_area: f64,
+}
+
+impl SlammingLaneConstants {
+    pub fn new(params: &SlammingParams, dt: f64) -> Self {
+        Self {
+            power: params.power,
+            fade_speed: params.fade_speed,
+            multiplier: params.multiplier,
+            fixed_cap: params.max_acceleration > 0.0,
+            cap: params.max_acceleration * dt,
+            stop_per_area: 2.0 * params.mass / params.hull_area / dt,
+        }
+    }
+}
+
+/// [`slamming_force`] on a wholly wet triangle, multiplied out for the whole-triangle
+/// loops, where every division and root costs the loop its speed: `velocity` relative to
+/// the water and `normal` in the same axes, `wetted` its area (the triangle's), `change`
+/// the swept volume rate's change `A v - (A v)_prev`, `on` whether slamming acts on it
+/// at all (on, and the triangle wholly wet). The power must be one of
+/// [`is_fast_power`](super::pressure_drag::is_fast_power); `SQUARE`: it is 2.
+///
+/// With `r = Gamma_max dt` (`max(|v|, v_r)` unless fixed), `ratio = |change| / (A r)` and
+/// `cos = v.n / |v|` share one division, `1 / (A r |v|)`; for the power 2,
+/// `ratio^2 = |change|^2 |v| / (A^2 r^2 |v|)` needs no root of `|change|^2`. The force
+/// is then `-ratio^p cos multiplier (2 m A / (S_hull dt)) v`, the formula's
+/// `-ratio^p cos multiplier F_stop`, to rounding (`kernel_tests`).
+#[inline(always)]
+pub(crate) fn slamming_lane<const SQUARE: bool>(
+    velocity: [f64; 3],
+    normal: [f64; 3],
+    wetted: f64,
+    change: [f64; 3],
+    on: bool,
+    k: &SlammingLaneConstants,
+) -> [f64; 3] {
+    let speed = dot(velocity, velocity).sqrt();
+    let along = dot(velocity, normal);
+    let acts = on && along > 0.0;
+    let change_squared = dot(change, change);
+    let reach = if k.fixed_cap { k.cap } else { speed.max(k.fade_speed) };
+    let (ratio_power, cos) = if SQUARE {
+        let scale = wetted * reach;
+        let scale_squared = scale * scale;
+        let inverse = 1.0 / if acts { scale_squared * speed } else { 1.0 };
+        (
+            (change_squared * speed * inverse).min(1.0),
+            along * scale_squared * inverse,
+        )
+    } else {
+        let inverse = 1.0 / if acts { wetted * reach * speed } else { 1.0 };
+        let ratio = (change_squared.sqrt() * speed * inverse).clamp(0.0, 1.0);
+        (fast_power(ratio, k.power), along * wetted * reach * inverse)
+    };
+    let acting = -(ratio_power * cos * k.multiplier * (wetted * k.stop_per_area));
+    scale(velocity, if acts { acting } else { 0.0 })
 }
 
 #[cfg(test)]
@@ -321,11 +400,8 @@ mod tests {
 
     #[test]
     fn a_block_gives_each_triangle_its_one_at_a_time_force_to_the_bit() {
-        let mut seed = 12345u64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        };
+        let mut rng = crate::forces::kernel_tests::Lcg(12345);
+        let mut next = move || rng.next();
         for (power, max_acceleration) in [(2.0, 0.0), (2.0, 30.0), (1.0, 0.0), (0.5, 5.0), (0.0, 0.0)] {
             let params = SlammingParams {
                 power,
@@ -374,5 +450,47 @@ mod tests {
         let f = slamming_force(now, before, 1.0, -DVec3::Y, 0.01, &PARAMS);
         let stop = 600.0 * 1.0 * (2.0 * 0.5 / 6.0) / 0.01;
         assert!((f.y - 0.01 * stop).abs() < 1e-9, "{f}");
+    }
+
+    #[test]
+    fn the_whole_loops_form_gives_the_formula_to_rounding() {
+        let mut rng = crate::forces::kernel_tests::Lcg(777);
+        let mut next = move || rng.next();
+        for (power, max_acceleration) in [(2.0, 0.0), (2.0, 30.0), (1.0, 0.0), (0.5, 5.0), (0.0, 0.0)] {
+            let params = SlammingParams {
+                power,
+                max_acceleration,
+                ..PARAMS
+            };
+            let dt = 0.02;
+            let k = SlammingLaneConstants::new(&params, dt);
+            let mut acting = 0;
+            for _ in 0..2000 {
+                let v = DVec3::new(next(), next(), next()) * 3.0;
+                let normal = DVec3::new(next(), next(), next()).normalize();
+                let area = next().abs() + 0.05;
+                let before = DVec3::new(next(), next(), next()) * 0.2;
+                let now = SlammingHistory { area, velocity: v };
+                let expected = slamming_force_from_swept(now, before, area, normal, dt, &params);
+                let change = (now.swept() - before).to_array();
+                let lane = |on: bool| {
+                    let f = if power == 2.0 {
+                        slamming_lane::<true>(v.to_array(), normal.to_array(), area, change, on, &k)
+                    } else {
+                        slamming_lane::<false>(v.to_array(), normal.to_array(), area, change, on, &k)
+                    };
+                    DVec3::from_array(f)
+                };
+                let got = lane(true);
+                let stop = params.mass * v.length() * (2.0 * area / params.hull_area) / dt;
+                assert!(
+                    (got - expected).length() <= 1e-13 * stop,
+                    "power {power}: {got} against {expected}"
+                );
+                assert_eq!(lane(false), DVec3::ZERO);
+                acting += usize::from(expected != DVec3::ZERO);
+            }
+            assert!(acting > 500, "power {power}: {acting}");
+        }
     }
 }

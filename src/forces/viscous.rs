@@ -28,8 +28,9 @@ pub fn friction_coefficient(speed: f64, length: f64, viscosity: f64) -> f64 {
 /// moves at `velocity` relative to the water.
 #[inline]
 pub fn viscous_force(velocity: DVec3, normal: DVec3, area: f64, density: f64, cf: f64) -> DVec3 {
-    let tangential = velocity - velocity.dot(normal) * normal;
-    -0.5 * density * cf * area * velocity.length() * tangential
+    // The loops' row function, the same arithmetic.
+    let force = super::drag::viscous_row(velocity.to_array(), normal.to_array(), area, -0.5 * density * cf, true);
+    DVec3::from_array(force)
 }
 
 #[cfg(test)]
