@@ -9,14 +9,16 @@ use super::after_pass_one::Middle;
 use super::cut::in_lanes;
 use super::{Rows, Step};
 use crate::body::{Kind, Output, Sink};
+use crate::forces::drag::{centroid_and_radius, drag_points, needs_three_points};
 use crate::forces::pressure_drag::pressure_drag_force;
+use crate::forces::row::{dot, point_velocity, sub};
 use crate::forces::viscous;
 use crate::lanes::{self, LANES, LaneMotion};
 use crate::sections::{self, Section};
 use crate::team::Team;
 use crate::whole_triangles::{
     ChunkOutput, DragConstants, DragParams, DragSums, Motion, PARALLEL_ROWS, Scratch, WetRows, chunk_ranges, drag_pass,
-    drag_pieces, needs_three_points,
+    drag_pieces,
 };
 
 impl Step<'_> {
@@ -170,7 +172,7 @@ fn piece_drag<S: Sink>(
 
 /// The points and area shares of a piece's drag: its centroid with all its area, or,
 /// when the rotation spreads the velocity across the piece or `three_points` is set, its
-/// edge midpoints with a third each ([`crate::whole_triangles`]).
+/// edge midpoints with a third each: the rule of [`crate::forces::drag`], for one piece.
 pub(crate) fn drag_rule(
     [a, b, c]: [DVec3; 3],
     normal: DVec3,
@@ -178,27 +180,19 @@ pub(crate) fn drag_rule(
     motion: &Motion,
     three_points: bool,
 ) -> impl Iterator<Item = (DVec3, f64)> {
+    let corners = [a, b, c].map(|p| p.to_array());
     let area = 0.5 * (b - a).cross(c - a).dot(normal);
-    let centroid = (a + b + c) * (1.0 / 3.0);
-    let u = motion.velocity + motion.angular_velocity.cross(centroid - motion.com) - water;
-    let radius_squared = (a - centroid)
-        .length_squared()
-        .max((b - centroid).length_squared())
-        .max((c - centroid).length_squared());
-    let three = three_points
-        || needs_three_points(
-            motion.angular_velocity.length_squared(),
-            radius_squared,
-            u.length_squared(),
-        );
-    let points = if three {
-        [
-            (0.5 * (a + b), area / 3.0),
-            (0.5 * (b + c), area / 3.0),
-            (0.5 * (c + a), area / 3.0),
-        ]
-    } else {
-        [(centroid, area); 3]
-    };
-    points.into_iter().take(if three { 3 } else { 1 })
+    let (centroid, radius_squared) = centroid_and_radius(corners);
+    let arm = sub(centroid, motion.com.to_array());
+    let u = point_velocity(
+        motion.velocity.to_array(),
+        motion.angular_velocity.to_array(),
+        arm,
+        water.to_array(),
+    );
+    let three = three_points || needs_three_points(motion.angular_velocity.length_squared(), radius_squared, dot(u, u));
+    drag_points(corners, centroid, area, three)
+        .into_iter()
+        .take(if three { 3 } else { 1 })
+        .map(|(point, share)| (DVec3::from_array(point), share))
 }
