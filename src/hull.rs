@@ -275,39 +275,7 @@ impl Hull {
             indices,
             flip_winding,
         } = *desc;
-        if indices.len() % 3 != 0 {
-            return Err(Error::mesh(format!(
-                "index_count must be a multiple of 3, got {}",
-                indices.len()
-            )));
-        }
-        if indices.is_empty() {
-            return Err(Error::mesh("the mesh has no triangle (index_count is 0)"));
-        }
-        if vertices.len() > u32::MAX as usize || indices.len() > u32::MAX as usize {
-            return Err(Error::mesh("the mesh is too large"));
-        }
-        if let Some(i) = indices.iter().position(|&i| i as usize >= vertices.len()) {
-            return Err(Error::mesh(format!(
-                "index {} (at position {i}) is out of range: there are {} vertices",
-                indices[i],
-                vertices.len()
-            )));
-        }
-        if let Some(i) = vertices.iter().position(|v| !v.is_finite()) {
-            return Err(Error::mesh(format!("vertex {i} is not finite: {:?}", vertices[i])));
-        }
-        if let Some(i) = vertices
-            .iter()
-            .position(|v| v.abs().max_element() > MAX_VERTEX_COORDINATE)
-        {
-            return Err(Error::mesh(format!(
-                "vertex {i} {:?} is more than {MAX_VERTEX_COORDINATE:e} m from the hull's origin: hull vertices are \
-                 body-local, in metres",
-                vertices[i]
-            )));
-        }
-
+        check_mesh(vertices, indices)?;
         let input: Vec<DVec3> = vertices.iter().map(|v| v.as_dvec3()).collect();
         let (min, max) = bounds(indices.iter().map(|&i| input[i as usize]));
         let scale = (max - min)
@@ -319,67 +287,21 @@ impl Hull {
         }
 
         let welded = weld(&input, indices, WELD_TOLERANCE * scale);
-        let mut triangles = Vec::with_capacity(indices.len() / 3);
-        let mut areas = Vec::with_capacity(indices.len() / 3);
-        let mut source_triangles = Vec::with_capacity(indices.len() / 3);
-
-        let mut degenerate_count = 0u32;
-        for (t, tri) in indices.chunks_exact(3).enumerate() {
-            let mut ids = [
-                welded.ids[tri[0] as usize],
-                welded.ids[tri[1] as usize],
-                welded.ids[tri[2] as usize],
-            ];
-            if flip_winding {
-                ids.swap(1, 2);
-            }
-            let distinct = ids[0] != ids[1] && ids[1] != ids[2] && ids[2] != ids[0];
-            let [a, b, c] = ids.map(|i| welded.positions[i as usize]);
-            let twice_area = (b - a).cross(c - a).length();
-            let longest = (b - a).length().max((c - b).length()).max((a - c).length());
-            if !distinct || twice_area <= DEGENERATE_TOLERANCE * scale * longest {
-                degenerate_count += 1;
-                continue;
-            }
-            triangles.push(ids);
-            areas.push(0.5 * twice_area);
-            source_triangles.push(t as u32);
-        }
-        if triangles.is_empty() {
-            return Err(Error::mesh(format!(
-                "no usable triangle: all {} triangles have zero area",
-                indices.len() / 3
-            )));
-        }
-
+        let mut usable = usable_triangles(&welded, indices, flip_winding, scale)?;
         // Make the winding consistent across every edge, and every closed piece outward.
         // Zero-area triangles take no part: a sliver lying along an edge would make it
         // look non-manifold.
-        let topology = orient(&mut triangles, &welded.positions);
+        let topology = orient(&mut usable.triangles, &welded.positions);
         let is_closed = topology.closed;
-        // Triangles in order of height along the hull's own up axis: a floating hull's
-        // wet and dry triangles then come in long runs, and the step's loops skip or
-        // specialise whole blocks of them (`crate::whole_triangles`). Stable, so that
-        // equal heights keep the mesh's order.
-        let mut order: Vec<usize> = (0..triangles.len()).collect();
-        let height = |t: &[u32; 3]| t.iter().map(|&i| welded.positions[i as usize].y).sum::<f64>();
-        order.sort_by(|&a, &b| height(&triangles[a]).total_cmp(&height(&triangles[b])));
-        let triangles: Vec<[u32; 3]> = order.iter().map(|&k| triangles[k]).collect();
-        let areas: Vec<f64> = order.iter().map(|&k| areas[k]).collect();
-        let source_triangles: Vec<u32> = order.iter().map(|&k| source_triangles[k]).collect();
-        let mut triangles = triangles;
-        // Keep only the vertices usable triangles reference: they are transformed every step.
-        let mut remap = vec![u32::MAX; welded.positions.len()];
-        let mut positions = Vec::new();
-        for tri in &mut triangles {
-            for id in tri.iter_mut() {
-                if remap[*id as usize] == u32::MAX {
-                    remap[*id as usize] = positions.len() as u32;
-                    positions.push(welded.positions[*id as usize]);
-                }
-                *id = remap[*id as usize];
-            }
-        }
+        let (
+            positions,
+            Usable {
+                triangles,
+                areas,
+                source_triangles,
+                degenerate_count,
+            },
+        ) = by_height(usable, &welded.positions);
 
         let area: f64 = areas.iter().sum();
         let area_centroid = triangles
@@ -516,6 +438,129 @@ fn unit_inertia(positions: &[DVec3], triangles: &[[u32; 3]], centre: DVec3, soli
     }
     let c = covariance * (1.0 / total);
     DMat3::from_diagonal(DVec3::splat(c.x_axis.x + c.y_axis.y + c.z_axis.z)) - c
+}
+/// The checks a host's buffers must pass before any geometry is made of them.
+fn check_mesh(vertices: &[Vec3], indices: &[u32]) -> Result<()> {
+    if !indices.len().is_multiple_of(3) {
+        return Err(Error::mesh(format!(
+            "index_count must be a multiple of 3, got {}",
+            indices.len()
+        )));
+    }
+    if indices.is_empty() {
+        return Err(Error::mesh("the mesh has no triangle (index_count is 0)"));
+    }
+    if vertices.len() > u32::MAX as usize || indices.len() > u32::MAX as usize {
+        return Err(Error::mesh("the mesh is too large"));
+    }
+    if let Some(i) = indices.iter().position(|&i| i as usize >= vertices.len()) {
+        return Err(Error::mesh(format!(
+            "index {} (at position {i}) is out of range: there are {} vertices",
+            indices[i],
+            vertices.len()
+        )));
+    }
+    if let Some(i) = vertices.iter().position(|v| !v.is_finite()) {
+        return Err(Error::mesh(format!("vertex {i} is not finite: {:?}", vertices[i])));
+    }
+    if let Some(i) = vertices
+        .iter()
+        .position(|v| v.abs().max_element() > MAX_VERTEX_COORDINATE)
+    {
+        return Err(Error::mesh(format!(
+            "vertex {i} {:?} is more than {MAX_VERTEX_COORDINATE:e} m from the hull's origin: hull vertices are \
+             body-local, in metres",
+            vertices[i]
+        )));
+    }
+    Ok(())
+}
+
+/// The triangles of a welded mesh that have an area, in the host's order.
+struct Usable {
+    /// Welded vertex ids, wound as the host asked.
+    triangles: Vec<[u32; 3]>,
+    areas: Vec<f64>,
+    /// Each triangle's index in the host's index buffer.
+    source_triangles: Vec<u32>,
+    /// Triangles dropped for having no area (or repeated corners).
+    degenerate_count: u32,
+}
+
+/// The host's triangles on welded vertices, without those of (relatively) zero area.
+fn usable_triangles(welded: &Welded, indices: &[u32], flip_winding: bool, scale: f64) -> Result<Usable> {
+    let mut usable = Usable {
+        triangles: Vec::with_capacity(indices.len() / 3),
+        areas: Vec::with_capacity(indices.len() / 3),
+        source_triangles: Vec::with_capacity(indices.len() / 3),
+        degenerate_count: 0,
+    };
+    for (t, tri) in indices.chunks_exact(3).enumerate() {
+        let mut ids = [
+            welded.ids[tri[0] as usize],
+            welded.ids[tri[1] as usize],
+            welded.ids[tri[2] as usize],
+        ];
+        if flip_winding {
+            ids.swap(1, 2);
+        }
+        let distinct = ids[0] != ids[1] && ids[1] != ids[2] && ids[2] != ids[0];
+        let [a, b, c] = ids.map(|i| welded.positions[i as usize]);
+        let twice_area = (b - a).cross(c - a).length();
+        let longest = (b - a).length().max((c - b).length()).max((a - c).length());
+        if !distinct || twice_area <= DEGENERATE_TOLERANCE * scale * longest {
+            usable.degenerate_count += 1;
+            continue;
+        }
+        usable.triangles.push(ids);
+        usable.areas.push(0.5 * twice_area);
+        usable.source_triangles.push(t as u32);
+    }
+    if usable.triangles.is_empty() {
+        return Err(Error::mesh(format!(
+            "no usable triangle: all {} triangles have zero area",
+            indices.len() / 3
+        )));
+    }
+    Ok(usable)
+}
+
+/// The triangles in order of height along the hull's own up axis, on only the vertices
+/// they use (renumbered), and those vertices: a floating hull's wet and dry triangles
+/// then come in long runs, and the step's loops skip or specialise whole blocks of them
+/// (`crate::whole_triangles`); every kept vertex is transformed every step. Stable, so
+/// that equal heights keep the mesh's order.
+fn by_height(usable: Usable, welded_positions: &[DVec3]) -> (Vec<DVec3>, Usable) {
+    let Usable {
+        triangles,
+        areas,
+        source_triangles,
+        degenerate_count,
+    } = usable;
+    let mut order: Vec<usize> = (0..triangles.len()).collect();
+    let height = |t: &[u32; 3]| t.iter().map(|&i| welded_positions[i as usize].y).sum::<f64>();
+    order.sort_by(|&a, &b| height(&triangles[a]).total_cmp(&height(&triangles[b])));
+    let mut sorted: Vec<[u32; 3]> = order.iter().map(|&k| triangles[k]).collect();
+    let areas: Vec<f64> = order.iter().map(|&k| areas[k]).collect();
+    let source_triangles: Vec<u32> = order.iter().map(|&k| source_triangles[k]).collect();
+    let mut remap = vec![u32::MAX; welded_positions.len()];
+    let mut positions = Vec::new();
+    for tri in &mut sorted {
+        for id in tri.iter_mut() {
+            if remap[*id as usize] == u32::MAX {
+                remap[*id as usize] = positions.len() as u32;
+                positions.push(welded_positions[*id as usize]);
+            }
+            *id = remap[*id as usize];
+        }
+    }
+    let usable = Usable {
+        triangles: sorted,
+        areas,
+        source_triangles,
+        degenerate_count,
+    };
+    (positions, usable)
 }
 
 struct Welded {
