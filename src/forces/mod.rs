@@ -16,7 +16,7 @@
 //! | pressure drag | `drag::drag_at` (with viscous) | `pressure_drag::pressure_drag_force` |
 //! | drag rule | `drag::{needs_three_points, centroid_and_radius, drag_points, edge_midpoints}` | |
 //! | slamming | `slamming::slamming_row` (cut triangles, lanes), `slamming::slamming_lane` (whole triangles) | `slamming::slamming_force` |
-//! | air | `air::air_row` | `air::air_force` |
+//! | air | `air::air_row` | `air::air_force` (calls it) |
 //! | `x^p` | `pressure_drag::fast_power` | `pressure_drag::power` (calls it) |
 //!
 //! `kernel_tests` checks each row against its formula written plainly (and the analytic

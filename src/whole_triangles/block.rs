@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::flat_moments::HydrostaticSums;
-use crate::forces::air::air_row;
+use crate::forces::air::{air_factor, air_row};
 use crate::forces::buoyancy::depth_weighted_midpoints;
 use crate::forces::slamming::{SlammingLaneConstants, slamming_lane};
 
@@ -90,7 +90,7 @@ impl WholeConstants {
             None => (false, SlammingParams::OFF, 1.0),
         };
         let (air_on, air_factor, wind) = match params.air {
-            Some((density, coefficient, w)) => (true, -0.5 * density * coefficient, local(w)),
+            Some((density, coefficient, w)) => (true, air_factor(density, coefficient), local(w)),
             None => (false, 0.0, [0.0; 3]),
         };
         let (lumped_on, facing_direction) = match params.lumped_air {
