@@ -572,7 +572,7 @@ fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8>(
         let v = point_velocity(velocity, omega, sub(centre, com), water);
         // (A triangle dry in every lane has no slamming: its wetted area is zero.)
         if SLAM && KIND != DRY {
-            let force = slamming_row(
+            let force = slamming_row::<false>(
                 area,
                 v,
                 [before[0][l], before[1][l], before[2][l]],

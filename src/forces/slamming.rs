@@ -112,23 +112,15 @@ pub fn slamming_force_from_swept(
     dt: f64,
     params: &SlammingParams,
 ) -> DVec3 {
-    let speed = now.velocity.length();
-    if now.area <= 0.0 || speed == 0.0 {
-        return DVec3::ZERO;
-    }
-    let cos = now.velocity.dot(normal) / speed;
-    if cos <= 0.0 {
-        return DVec3::ZERO;
-    }
-    let gamma = (now.swept() - before_swept).length() / (triangle_area * dt);
-    let gamma_max = if params.max_acceleration > 0.0 {
-        params.max_acceleration
-    } else {
-        speed.max(params.fade_speed) / dt
-    };
-    let ratio = super::pressure_drag::power((gamma / gamma_max).clamp(0.0, 1.0), params.power);
-    let stop = params.mass * now.velocity * (2.0 * now.area / params.hull_area) / dt;
-    -ratio * cos * params.multiplier * stop
+    DVec3::from_array(slamming_row::<true>(
+        now.area,
+        now.velocity.to_array(),
+        before_swept.to_array(),
+        triangle_area,
+        normal.to_array(),
+        dt,
+        params,
+    ))
 }
 
 /// Rows of a [`SlammingBlock`].
@@ -201,7 +193,7 @@ impl SlammingBlock {
         let [bx, by, bz] = &self.before_swept;
         let [nx, ny, nz] = &self.normal;
         for i in 0..SLAMMING_BLOCK {
-            let force = slamming_row(
+            let force = slamming_row::<false>(
                 self.now_area[i],
                 [vx[i], vy[i], vz[i]],
                 [bx[i], by[i], bz[i]],
@@ -218,13 +210,17 @@ impl SlammingBlock {
     }
 }
 
-/// [`slamming_force`] in the arithmetic of a vector lane (no branches): the triangle's
-/// submerged `area` and relative velocity `v` now, the last step's swept volume rate
-/// `before_swept` ([`SlammingHistory::swept`]), its whole area and unit normal. The power
-/// must be 0, 1/2, 1 or 2.
+/// The module's formula on one triangle, written once for every path but the whole
+/// triangles' loops ([`slamming_lane`]): the scalar [`slamming_force`] (`ANY_POWER`:
+/// `x^p` by [`power`](super::pressure_drag::power), `powf` for uncommon powers), and,
+/// with `ANY_POWER` false, the cut triangles' blocks and the lanes, whose power must be
+/// 0, 1/2, 1 or 2 ([`fast_power`]). No branches: a vector lane's arithmetic. Its
+/// arguments: the triangle's submerged `area` and relative velocity `v` now, the last
+/// step's swept volume rate `before_swept` ([`SlammingHistory::swept`]), its whole area
+/// and unit normal.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn slamming_row(
+pub(crate) fn slamming_row<const ANY_POWER: bool>(
     area: f64,
     v: [f64; 3],
     before_swept: [f64; 3],
@@ -244,10 +240,15 @@ pub(crate) fn slamming_row(
         speed.max(params.fade_speed) / dt
     };
     let ratio = (gamma / gamma_max).clamp(0.0, 1.0);
-    let ratio = fast_power(ratio, params.power);
+    let ratio = if ANY_POWER {
+        super::pressure_drag::power(ratio, params.power)
+    } else {
+        fast_power(ratio, params.power)
+    };
     let scale = 2.0 * area / params.hull_area;
     let magnitude = -ratio * cos * params.multiplier;
-    // (The tests `slamming_force` makes, so that NaN takes the same way.)
+    // (Zero when the face has no wet area, no speed, or does not meet the water; NaN
+    // takes the way of the force.)
     let none = area <= 0.0 || speed == 0.0 || cos <= 0.0;
     std::array::from_fn(|axis| {
         let stop = params.mass * v[axis] * scale / dt;
@@ -439,6 +440,20 @@ mod tests {
             }
             assert!(expected.iter().any(|f| *f != DVec3::ZERO), "power {power}: some force");
         }
+    }
+
+    #[test]
+    fn an_uncommon_power_is_taken_by_powf() {
+        // As below with p = 1.5: ratio 0.1, 0.1^1.5 of the stopping force.
+        let params = SlammingParams { power: 1.5, ..PARAMS };
+        let v = DVec3::new(0.0, -1.0, 0.0);
+        let now = SlammingHistory { area: 0.5, velocity: v };
+        let before = SlammingHistory { area: 0.4, velocity: v };
+        let f = slamming_force(now, before, 1.0, -DVec3::Y, 0.01, &params);
+        let stop = 600.0 * 1.0 * (2.0 * 0.5 / 6.0) / 0.01;
+        let expected = 0.1f64.powf(1.5) * stop;
+        assert!((f.y - expected).abs() < 1e-9 * stop, "{f} against {expected}");
+        assert!(f.x == 0.0 && f.z == 0.0);
     }
 
     #[test]
