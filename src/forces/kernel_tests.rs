@@ -4,7 +4,7 @@
 use glam::DVec3;
 
 use super::air::{air_force, air_row};
-use super::buoyancy::{SubmergedVolume, depth_weighted_midpoints, pressure, volume_row};
+use super::buoyancy::{SubmergedVolume, depth_weighted_midpoints, pressure, pressure_about, volume_row};
 use super::drag::{DragConstants, centroid_and_radius, drag_at, drag_points, needs_three_points};
 use super::pressure_drag::{DragCoefficients, pressure_drag_force};
 use super::viscous::viscous_force;
@@ -85,10 +85,33 @@ fn pressure_gives_the_analytic_force_and_centre_of_pressure_of_a_linear_pressure
             "{point} {}",
             moment / weight
         );
-        // The lanes' centre of pressure (`weighted / (4 sum h)`) and the whole loops' lever
-        // (`weighted / 4`) are the same row.
+        // The centre of pressure is the row's `P / 4` over the depth sum.
         let weighted = depth_weighted_midpoints([a, b, c].map(|p| p.to_array()), h);
         assert_eq!(DVec3::from_array(weighted) / (4.0 * sum_h), point);
+        // The row's moment, division-free, about any centre: the force at the centre of
+        // pressure; at the centroid for Kerner's shortcut; vertical buoyancy keeps the
+        // force's vertical part, at the same point.
+        let com = rng.vec() * 2.0;
+        let lever = (expected_point - com).length() + 1.0;
+        let (f, torque, at) = pressure_about(&tri, sn, rho_g, com, false, false);
+        assert_eq!((f, at), (force, point));
+        let expected_torque = (expected_point - com).cross(expected_force);
+        assert!(
+            (torque - expected_torque).length() <= 1e-13 * scale * lever,
+            "{torque} {expected_torque}"
+        );
+        let (f, torque, at) = pressure_about(&tri, sn, rho_g, com, false, true);
+        let centroid = (a + b + c) / 3.0;
+        assert_eq!(at, centroid);
+        assert!((f - expected_force).length() <= 1e-14 * scale);
+        let expected_torque = (centroid - com).cross(expected_force);
+        assert!((torque - expected_torque).length() <= 1e-13 * scale * lever);
+        let (f, torque, at) = pressure_about(&tri, sn, rho_g, com, true, false);
+        let vertical = DVec3::new(0.0, expected_force.y, 0.0);
+        assert_eq!((f.x, f.z, at), (0.0, 0.0, point));
+        assert!((f - vertical).length() <= 1e-14 * scale);
+        let expected_torque = (expected_point - com).cross(vertical);
+        assert!((torque - expected_torque).length() <= 1e-13 * scale * lever);
     }
 }
 

@@ -10,7 +10,7 @@
 //!
 //! | force | row function(s) | scalar form |
 //! |---|---|---|
-//! | pressure, centre of pressure | `buoyancy::depth_weighted_midpoints` | `buoyancy::pressure` |
+//! | pressure, its moment and centre of pressure | `buoyancy::pressure_row` (on `depth_weighted_midpoints`) | `buoyancy::pressure`, `pressure_at_centroid` (call it) |
 //! | submerged volume | `buoyancy::volume_row` | `buoyancy::SubmergedVolume::add` (calls it) |
 //! | viscous drag | `drag::viscous_row` | `viscous::viscous_force` (calls it) |
 //! | pressure drag | `drag::drag_at` (with viscous) | `pressure_drag::pressure_drag_force` |

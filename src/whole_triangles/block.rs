@@ -3,7 +3,7 @@
 use super::*;
 use crate::flat_moments::HydrostaticSums;
 use crate::forces::air::{air_factor, air_row};
-use crate::forces::buoyancy::depth_weighted_midpoints;
+use crate::forces::buoyancy::pressure_row;
 use crate::forces::slamming::{SlammingLaneConstants, slamming_lane};
 
 /// Forces on every triangle wholly under or above the water. Writes the slamming history
@@ -667,25 +667,16 @@ fn wet_row<const SQUARE: bool, const MOVING: bool>(c: &WholeConstants, face: &Fa
     ];
     let wetted = if is_wet { area } else { 0.0 };
 
-    // Hydrostatic pressure (forces::buoyancy::pressure). Its moment about the centre of
-    // mass is `(P / (4 D) - com) x s k D` with `P` the depth-weighted edge midpoints
-    // (`depth_weighted_midpoints`), `D` the depth sum and `k = -rho g / 6`: written as
-    // `(P / 4 - com D) x s k`, with no division. Vertical buoyancy keeps the part of `s`
-    // along world up.
+    // Hydrostatic pressure (forces::buoyancy::pressure_row). Vertical buoyancy keeps
+    // the part of `s` along world up.
     // (Depths are zero where not wholly wet: a vertex with no water under it has an
     // infinite height, and an infinite depth times a zero weight is NaN.)
     let (da, db, dc) = if is_wet { (-ha, -hb, -hc) } else { (0.0, 0.0, 0.0) };
     let depth_sum = da + db + dc;
     let pushed = if c.vertical_only { scale(up, s_up) } else { s };
-    let pushed_k = scale(pushed, c.k);
-    let force = scale(pushed_k, depth_sum);
-    // (Both levers computed and one chosen: a branch here keeps the compiler from
-    // vectorising the loop.) `P / 4` is also the submerged volume's moment below.
-    let weighted = scale(depth_weighted_midpoints([a, b, cc], [da, db, dc]), 0.25);
-    let exact_lever: [f64; 3] = std::array::from_fn(|x| weighted[x] - com[x] * depth_sum);
-    let centroid_lever = scale(arm, depth_sum);
-    let lever: [f64; 3] = std::array::from_fn(|x| if c.exact { exact_lever[x] } else { centroid_lever[x] });
-    let torque = cross(lever, pushed_k);
+    let pressure = pressure_row([a, b, cc], [da, db, dc], pushed, c.k, com, (!c.exact, arm));
+    // `P / 4` is also the submerged volume's moment below.
+    let weighted = pressure.weighted;
 
     // Submerged volume (forces::buoyancy::volume_row): the volume under the triangle down
     // to the water, and its moment: the edge midpoints weighted by their mean depths
@@ -723,8 +714,8 @@ fn wet_row<const SQUARE: bool, const MOVING: bool>(c: &WholeConstants, face: &Fa
     let slamming_force = slamming_lane::<SQUARE>(velocity, normal, wetted, change, c.slam_on && is_wet, &c.slam);
 
     WetRow {
-        force,
-        torque,
+        force: pressure.force,
+        torque: pressure.torque,
         volume,
         volume_moment: scale(weighted, w),
         depth_moment: w * depth_squares,
