@@ -153,6 +153,52 @@ fn coefficients(pressure_falloff: f64, suction_falloff: f64) -> DragCoefficients
     }
 }
 
+/// Pressure drag as pressure_drag.rs's module docs write it.
+fn plain_pressure_drag(u: DVec3, normal: DVec3, area: f64, c: &DragCoefficients) -> DVec3 {
+    let speed = u.length();
+    if speed == 0.0 {
+        return DVec3::ZERO;
+    }
+    let cos = u.dot(normal) / speed;
+    let q = speed / c.reference_speed;
+    if cos > 0.0 {
+        -(c.pressure_linear * q + c.pressure_quadratic * q * q) * area * cos.powf(c.pressure_falloff) * normal
+    } else if cos < 0.0 {
+        (c.suction_linear * q + c.suction_quadratic * q * q) * area * (-cos).powf(c.suction_falloff) * normal
+    } else {
+        DVec3::ZERO
+    }
+}
+
+#[test]
+fn pressure_drag_of_any_falloff_gives_the_formula() {
+    // The one-at-a-time code's falloffs the loops do not take (`powf`), and theirs.
+    let mut rng = Lcg(17);
+    for (fp, fs) in [(0.3, 1.7), (2.5, 0.8), (0.5, 2.0), (1.0, 0.0)] {
+        let c = coefficients(fp, fs);
+        let mut acting = 0;
+        for _ in 0..2000 {
+            let u = rng.vec() * 4.0;
+            let normal = rng.vec().normalize();
+            let area = rng.next().abs() + 0.01;
+            let got = pressure_drag_force(u, normal, area, &c);
+            let expected = plain_pressure_drag(u, normal, area, &c);
+            let q = u.length() / c.reference_speed;
+            let scale = area * (c.pressure_linear + c.pressure_quadratic * q) * q;
+            assert!(
+                (got - expected).length() <= 1e-14 * scale,
+                "falloffs {fp}/{fs}: {got} against {expected}"
+            );
+            acting += usize::from(expected != DVec3::ZERO);
+        }
+        assert!(acting > 1900, "{acting}");
+    }
+    assert_eq!(
+        pressure_drag_force(DVec3::ZERO, DVec3::X, 1.0, &coefficients(0.3, 0.3)),
+        DVec3::ZERO
+    );
+}
+
 #[test]
 fn the_drag_kernel_gives_the_scalar_drag_formulas() {
     let mut rng = Lcg(11);
@@ -191,8 +237,10 @@ fn the_drag_kernel_gives_the_scalar_drag_formulas() {
             let (fv, fd, torque) = (DVec3::from_array(fv), DVec3::from_array(fd), DVec3::from_array(torque));
             // Viscous: the scalar formula's arithmetic, to the bit.
             assert_eq!(fv, viscous_force(u, normal, area, rho, cf));
-            // Pressure drag: (C1 q + C2 q^2) cos^f S n, multiplied out: to rounding.
-            let expected = pressure_drag_force(u, normal, area, &c);
+            // Pressure drag: the scalar function's row, to the bit; and the formula,
+            // (C1 q + C2 q^2) cos^f S n, multiplied out: to rounding.
+            assert_eq!(fd, pressure_drag_force(u, normal, area, &c), "falloffs {fp}/{fs}");
+            let expected = plain_pressure_drag(u, normal, area, &c);
             // The drag scale S (C1 q + C2 q^2), q = |u| / v_r (the larger coefficients).
             let q = u.length() / c.reference_speed;
             let scale = area * (c.pressure_linear + c.pressure_quadratic * q) * q;

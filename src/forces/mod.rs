@@ -13,7 +13,7 @@
 //! | pressure, its moment and centre of pressure | `buoyancy::pressure_row` (on `depth_weighted_midpoints`) | `buoyancy::pressure`, `pressure_at_centroid` (call it) |
 //! | submerged volume | `buoyancy::volume_row` | `buoyancy::SubmergedVolume::add` (calls it) |
 //! | viscous drag | `drag::viscous_row` | `viscous::viscous_force` (calls it) |
-//! | pressure drag | `drag::drag_at` (with viscous) | `pressure_drag::pressure_drag_force` |
+//! | pressure drag | `pressure_drag::pressure_drag_row` (on `spread_power`; in `drag::drag_at` with viscous) | `pressure_drag::pressure_drag_force` (calls it; `powf` for other falloffs) |
 //! | drag rule | `drag::{needs_three_points, centroid_and_radius, drag_points, edge_midpoints}` | |
 //! | slamming | `slamming::slamming_row` (cut triangles, lanes), `slamming::slamming_lane` (whole triangles) | `slamming::slamming_force` (calls `slamming_row`) |
 //! | air | `air::air_row` | `air::air_force` (calls it) |
