@@ -711,7 +711,8 @@ fn wet_row<const SQUARE: bool, const MOVING: bool>(c: &WholeConstants, face: &Fa
     ];
     let swept = scale(world_velocity, wetted);
     let change = sub(swept, prior_swept);
-    let slamming_force = slamming_lane::<SQUARE>(velocity, normal, wetted, change, c.slam_on && is_wet, &c.slam);
+    let slamming_force =
+        slamming_lane::<SQUARE, false>(velocity, normal, wetted, wetted, change, c.slam_on && is_wet, &c.slam);
 
     WetRow {
         force: pressure.force,
