@@ -396,7 +396,7 @@ fn wet_piece(
     let centroid = piece.centroid();
     let depths = [-piece.h[0], -piece.h[1], -piece.h[2]];
     let pushed = [sn[0] * keep_horizontal, sn[1], sn[2] * keep_horizontal];
-    let pressure = pressure_row(piece.v, depths, pushed, k6, com, (false, [0.0; 3]));
+    let pressure = pressure_row(piece.v, depths, pushed, k6, com, (true, [0.0; 3]));
     let (volume, volume_moment) = volume_row(piece.v, depths, sn[1]);
     WetPiece {
         area,

@@ -75,7 +75,7 @@ pub(crate) struct PressureRow {
 /// up, for vertical buoyancy), `k` is `-rho g / 6`. The moment is `(P / (4 D) - com) x
 /// k D pushed`, `D` the depth sum and `P` the depth-weighted midpoints, written
 /// `(P / 4 - com D) x k pushed`, with no division (and no special case for `D = 0`,
-/// where both are zero). `at_centroid`: the lever is `arm D` instead, `arm` being the
+/// where both are zero). `exact` false: the lever is `arm D` instead, `arm` being the
 /// centroid's from `com` (Kerner's shortcut, [`pressure_at_centroid`]). Both levers are
 /// computed and one is chosen: a branch here keeps the compiler from vectorising the
 /// loops around it.
@@ -86,7 +86,7 @@ pub(crate) fn pressure_row(
     pushed: [f64; 3],
     k: f64,
     com: [f64; 3],
-    (at_centroid, arm): (bool, [f64; 3]),
+    (exact, arm): (bool, [f64; 3]),
 ) -> PressureRow {
     let depth_sum = depths[0] + depths[1] + depths[2];
     let pushed_k = scale(pushed, k);
@@ -94,7 +94,7 @@ pub(crate) fn pressure_row(
     let weighted = scale(depth_weighted_midpoints(corners, depths), 0.25);
     let exact_lever: [f64; 3] = std::array::from_fn(|x| weighted[x] - com[x] * depth_sum);
     let centroid_lever = scale(arm, depth_sum);
-    let lever: [f64; 3] = std::array::from_fn(|x| if at_centroid { centroid_lever[x] } else { exact_lever[x] });
+    let lever: [f64; 3] = std::array::from_fn(|x| if exact { exact_lever[x] } else { centroid_lever[x] });
     PressureRow {
         force,
         torque: cross(lever, pushed_k),
@@ -129,7 +129,7 @@ pub(crate) fn pressure_about(
         pushed.to_array(),
         -rho_g / 6.0,
         com.to_array(),
-        (at_centroid, (centroid - com).to_array()),
+        (!at_centroid, (centroid - com).to_array()),
     );
     let point = if !at_centroid && depth_sum > 0.0 {
         DVec3::from_array(row.weighted) / depth_sum

@@ -165,19 +165,16 @@ pub(crate) fn drag_at<const HALF: bool>(
     let along = dot(u, normal);
     let fv = viscous_row(u, normal, area, k.viscous_factor, k.viscous_on);
     // Pressure drag multiplied out (module docs).
-    let f = if along > 0.0 {
-        c.pressure_falloff
-    } else {
-        c.suction_falloff
-    };
+    let leading = along > 0.0;
     let x = along.abs();
+    let f = if leading { c.pressure_falloff } else { c.suction_falloff };
     let spread = if HALF {
         (x * speed).sqrt()
     } else {
         spread_power(x, speed, f, k.general_falloff)
     };
     let fd = pressure_drag_row(
-        &c,
+        &k.c,
         k.inverse_reference,
         speed,
         along,

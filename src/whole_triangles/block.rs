@@ -674,7 +674,7 @@ fn wet_row<const SQUARE: bool, const MOVING: bool>(c: &WholeConstants, face: &Fa
     let (da, db, dc) = if is_wet { (-ha, -hb, -hc) } else { (0.0, 0.0, 0.0) };
     let depth_sum = da + db + dc;
     let pushed = if c.vertical_only { scale(up, s_up) } else { s };
-    let pressure = pressure_row([a, b, cc], [da, db, dc], pushed, c.k, com, (!c.exact, arm));
+    let pressure = pressure_row([a, b, cc], [da, db, dc], pushed, c.k, com, (c.exact, arm));
     // `P / 4` is also the submerged volume's moment below.
     let weighted = pressure.weighted;
 
