@@ -15,8 +15,8 @@ use glam::DVec3;
 
 use super::row::{dot, scale};
 
-/// Air resistance on one emerged triangle: [`air_row`], with the factor every path
-/// computes from the density and coefficient ([`air_factor`]).
+/// Air resistance on one emerged triangle: `air_row`, the loops' own arithmetic, with the
+/// factor every path computes from the density and coefficient (`air_factor`).
 #[inline]
 pub fn air_force(velocity: DVec3, normal: DVec3, area: f64, air_density: f64, coefficient: f64) -> DVec3 {
     DVec3::from_array(air_row(

@@ -140,7 +140,8 @@ pub(crate) fn pressure_about(
 }
 
 /// Hydrostatic force on a submerged piece and its exact centre of pressure;
-/// `scaled_normal` is the piece's `cross(b - a, c - a)` ([`pressure_row`]).
+/// `scaled_normal` is the piece's `cross(b - a, c - a)` (`pressure_row`, the loops' own
+/// arithmetic).
 #[inline]
 pub fn pressure(piece: &Tri, scaled_normal: DVec3, rho_g: f64) -> (DVec3, DVec3) {
     let (force, _, point) = pressure_about(piece, scaled_normal, rho_g, DVec3::ZERO, false, false);

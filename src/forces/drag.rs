@@ -19,7 +19,7 @@
 //! vector loop is bound by its divider otherwise. `f = 1` is `|u.n|`, `f = 0` is `|u|`,
 //! `f = 2` is `(u.n)^2 / |u|`; the loops take no other falloff (`is_fast_power`). Both
 //! parts are the scalar functions' rows, [`viscous_row`] and
-//! [`pressure_drag_row`](super::pressure_drag::pressure_drag_row), so the kernel gives
+//! [`pressure_drag_row`], so the kernel gives
 //! the one-at-a-time code's bits (the test `the_drag_kernel_gives_the_scalar_drag_formulas`
 //! in `kernel_tests`, which also checks both against the formulas written plainly).
 //!

@@ -64,7 +64,8 @@ pub fn power(x: f64, p: f64) -> f64 {
 }
 
 /// Pressure or suction drag on a triangle moving at `velocity` relative to the water:
-/// [`pressure_drag_row`], any falloff (`powf` for those the loops do not take).
+/// `pressure_drag_row`, the loops' own arithmetic, for any falloff (`powf` for those the
+/// loops do not take).
 #[inline]
 pub fn pressure_drag_force(velocity: DVec3, normal: DVec3, area: f64, c: &DragCoefficients) -> DVec3 {
     let (u, n) = (velocity.to_array(), normal.to_array());
