@@ -40,7 +40,7 @@ use crate::forces::air::air_row;
 use crate::forces::buoyancy::{pressure_row, volume_row};
 use crate::forces::drag::{DragConstants, centroid_and_radius, drag_at, drag_points, needs_three_points};
 use crate::forces::row::{add, cross, dot, pick, point_velocity, scale, sub};
-use crate::forces::slamming::{SlammingLaneConstants, SlammingParams, slamming_lane};
+use crate::forces::slamming::{SlammingConstants, SlammingParams, slamming_row};
 use glam::DVec3;
 
 use crate::hull::Hull;
@@ -564,14 +564,14 @@ fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8>(
         // (A triangle dry in every lane has no slamming: its wetted area is zero.)
         if SLAM && KIND != DRY {
             let change = sub(scale(v, area), [before[0][l], before[1][l], before[2][l]]);
-            let k = SlammingLaneConstants::new(&SlammingParams { mass: mass[l], ..slam }, dt);
-            let force = slamming_lane::<false, false>(v, normal, area, whole_area, change, area > 0.0, &k);
+            let k = SlammingConstants::new(&SlammingParams { mass: mass[l], ..slam }, dt);
+            let force = slamming_row::<false, false>(v, normal, area, whole_area, change, area > 0.0, &k);
             let wet = area > 0.0;
             let point = pick(wet, scale(moment, 1.0 / if wet { area } else { 1.0 }), centre);
             add_lane(&mut s.slamming_force, l, force);
             add_lane(&mut s.slamming_torque, l, cross(sub(point, com), force));
         }
-        // (The product `slamming_lane`'s `change` starts from: the same bits.)
+        // (The product `slamming_row`'s `change` starts from: the same bits.)
         now[0][l] = area * v[0];
         now[1][l] = area * v[1];
         now[2][l] = area * v[2];

@@ -17,7 +17,7 @@
 //! | viscous drag | `drag::viscous_row` | `viscous::viscous_force` (calls it) |
 //! | pressure drag | `pressure_drag::pressure_drag_row` (on `spread_power`; in `drag::drag_at` with viscous) | `pressure_drag::pressure_drag_force` (calls it; `powf` for other falloffs) |
 //! | drag rule | `drag::{needs_three_points, centroid_and_radius, drag_points, edge_midpoints}` | |
-//! | slamming | `slamming::slamming_lane` (whole triangles, cut triangles' blocks, lanes) | `slamming::slamming_force` (calls it; `powf` for other powers) |
+//! | slamming | `slamming::slamming_row` (whole triangles, cut triangles' blocks, lanes) | `slamming::slamming_force` (calls it; `powf` for other powers) |
 //! | air | `air::air_row` | `air::air_force` (calls it) |
 //! | `x^p` | `pressure_drag::fast_power` | `pressure_drag::power` (calls it) |
 //!

@@ -113,8 +113,8 @@ pub fn slamming_force_from_swept(
     params: &SlammingParams,
 ) -> DVec3 {
     let change = now.swept() - before_swept;
-    let k = SlammingLaneConstants::new(params, dt);
-    DVec3::from_array(slamming_lane::<false, true>(
+    let k = SlammingConstants::new(params, dt);
+    DVec3::from_array(slamming_row::<false, true>(
         now.velocity.to_array(),
         normal.to_array(),
         now.area,
@@ -191,7 +191,7 @@ impl SlammingBlock {
     #[inline(always)]
     pub fn forces(&self, dt: f64, params: &SlammingParams) -> [[f64; SLAMMING_BLOCK]; 3] {
         let mut out = [[0.0; SLAMMING_BLOCK]; 3];
-        let k = SlammingLaneConstants::new(params, dt);
+        let k = SlammingConstants::new(params, dt);
         let [vx, vy, vz] = &self.now_velocity;
         let [bx, by, bz] = &self.before_swept;
         let [nx, ny, nz] = &self.normal;
@@ -199,7 +199,7 @@ impl SlammingBlock {
             let (area, v) = (self.now_area[i], [vx[i], vy[i], vz[i]]);
             let change = sub(scale(v, area), [bx[i], by[i], bz[i]]);
             let normal = [nx[i], ny[i], nz[i]];
-            let force = slamming_lane::<false, false>(v, normal, area, self.triangle_area[i], change, area > 0.0, &k);
+            let force = slamming_row::<false, false>(v, normal, area, self.triangle_area[i], change, area > 0.0, &k);
             for axis in 0..3 {
                 out[axis][i] = force[axis];
             }
@@ -208,9 +208,9 @@ impl SlammingBlock {
     }
 }
 
-/// The constants of [`slamming_lane`], from a body's [`SlammingParams`] and the step.
+/// The constants of [`slamming_row`], from a body's [`SlammingParams`] and the step.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct SlammingLaneConstants {
+pub(crate) struct SlammingConstants {
     /// `p`, `v_r` and the multiplier, as in [`SlammingParams`].
     pub power: f64,
     pub fade_speed: f64,
@@ -222,7 +222,7 @@ pub(crate) struct SlammingLaneConstants {
     pub stop_per_area: f64,
 }
 
-impl SlammingLaneConstants {
+impl SlammingConstants {
     pub fn new(params: &SlammingParams, dt: f64) -> Self {
         Self {
             power: params.power,
@@ -257,14 +257,14 @@ impl SlammingLaneConstants {
 /// `SQUARE`: it is 2, and `ratio^2 = |change|^2 |v| / (S^2 r^2 |v|)` needs no root of
 /// `|change|^2` (the whole loops, which choose it per body).
 #[inline(always)]
-pub(crate) fn slamming_lane<const SQUARE: bool, const ANY_POWER: bool>(
+pub(crate) fn slamming_row<const SQUARE: bool, const ANY_POWER: bool>(
     velocity: [f64; 3],
     normal: [f64; 3],
     wetted: f64,
     triangle_area: f64,
     change: [f64; 3],
     on: bool,
-    k: &SlammingLaneConstants,
+    k: &SlammingConstants,
 ) -> [f64; 3] {
     let speed = dot(velocity, velocity).sqrt();
     let along = dot(velocity, normal);
@@ -473,7 +473,7 @@ mod tests {
                 ..PARAMS
             };
             let dt = 0.02;
-            let k = SlammingLaneConstants::new(&params, dt);
+            let k = SlammingConstants::new(&params, dt);
             let mut acting = 0;
             for i in 0..2000 {
                 let v = DVec3::new(next(), next(), next()) * 3.0;
@@ -497,9 +497,9 @@ mod tests {
                 let change = (now.swept() - before).to_array();
                 let lane = |on: bool| {
                     let f = if power == 2.0 {
-                        slamming_lane::<true, false>(v.to_array(), normal.to_array(), area, whole, change, on, &k)
+                        slamming_row::<true, false>(v.to_array(), normal.to_array(), area, whole, change, on, &k)
                     } else {
-                        slamming_lane::<false, true>(v.to_array(), normal.to_array(), area, whole, change, on, &k)
+                        slamming_row::<false, true>(v.to_array(), normal.to_array(), area, whole, change, on, &k)
                     };
                     DVec3::from_array(f)
                 };

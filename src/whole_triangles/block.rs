@@ -4,7 +4,7 @@ use super::*;
 use crate::flat_moments::HydrostaticSums;
 use crate::forces::air::{air_factor, air_row};
 use crate::forces::buoyancy::pressure_row;
-use crate::forces::slamming::{SlammingLaneConstants, slamming_lane};
+use crate::forces::slamming::{SlammingConstants, slamming_row};
 
 /// Forces on every triangle wholly under or above the water. Writes the slamming history
 /// of every triangle (the step then overwrites that of the cut ones), the triangles for
@@ -71,7 +71,7 @@ pub(super) struct WholeConstants {
     /// `-rho g / 6`, zero when pressure is not summed per triangle.
     k: f64,
     slam_on: bool,
-    slam: SlammingLaneConstants,
+    slam: SlammingConstants,
     air_on: bool,
     air_factor: f64,
     wind: [f64; 3],
@@ -114,7 +114,7 @@ impl WholeConstants {
                 0.0
             },
             slam_on,
-            slam: SlammingLaneConstants::new(&slam, dt),
+            slam: SlammingConstants::new(&slam, dt),
             air_on,
             air_factor,
             wind,
@@ -690,7 +690,7 @@ fn wet_row<const SQUARE: bool, const MOVING: bool>(c: &WholeConstants, face: &Fa
     let depth_squares = (ab * ab + bc * bc + ca * ca) * 0.125;
     let w = area_y * third;
 
-    // Slamming (forces::slamming::slamming_lane; the wetted area is the triangle's). The
+    // Slamming (forces::slamming::slamming_row; the wetted area is the triangle's). The
     // swept volume rate compares with the last step's, kept in world axes, the water's
     // velocity taken away last, as the one-at-a-time code does: turning a velocity whose
     // world components differ by many orders (a body in a 1e30 m/s current) would bury
@@ -712,7 +712,7 @@ fn wet_row<const SQUARE: bool, const MOVING: bool>(c: &WholeConstants, face: &Fa
     let swept = scale(world_velocity, wetted);
     let change = sub(swept, prior_swept);
     let slamming_force =
-        slamming_lane::<SQUARE, false>(velocity, normal, wetted, wetted, change, c.slam_on && is_wet, &c.slam);
+        slamming_row::<SQUARE, false>(velocity, normal, wetted, wetted, change, c.slam_on && is_wet, &c.slam);
 
     WetRow {
         force: pressure.force,
