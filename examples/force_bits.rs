@@ -1,6 +1,7 @@
 //! Prints the bits of every force a set of scenarios gives, step after step, so that two
 //! builds of the engine (before and after a change meant to move code, not numbers) can
-//! be compared with `diff`: `cargo run --example force_bits > a.txt` on each.
+//! be compared with `diff`: `cargo run --example force_bits > a.txt` on each. Where a change
+//! may move numbers by rounding, `examples/force_bits_compare.py a.txt b.txt` tells how much.
 //!
 //! Scenarios: the bunny (a big open hull), a big sphere (shared among threads), a boat
 //! and boxes (the lanes), on flat, Perlin and Gerstner water, with every buoyancy model,

@@ -37,10 +37,10 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::forces::air::air_row;
-use crate::forces::buoyancy::{depth_weighted_midpoints, volume_row};
+use crate::forces::buoyancy::{pressure_row, volume_row};
 use crate::forces::drag::{DragConstants, centroid_and_radius, drag_at, drag_points, needs_three_points};
 use crate::forces::row::{add, cross, dot, pick, point_velocity, scale, sub};
-use crate::forces::slamming::{SlammingParams, slamming_row};
+use crate::forces::slamming::{SlammingConstants, SlammingParams, slamming_row};
 use glam::DVec3;
 
 use crate::hull::Hull;
@@ -377,7 +377,7 @@ impl WetPiece {
     };
 }
 
-/// Hydrostatic pressure ([`crate::forces::buoyancy::pressure`]) and the volume's
+/// Hydrostatic pressure ([`crate::forces::buoyancy::pressure_row`]) and the volume's
 /// integrals ([`crate::forces::buoyancy::SubmergedVolume::add`]) on one piece; `whole`:
 /// the piece is the triangle, of area `whole_area` and unit `normal`. `k6` is
 /// `-rho g / 6`, `keep_horizontal` 0 when only the vertical force is kept.
@@ -395,23 +395,14 @@ fn wet_piece(
     let area = piece_area(whole, whole_area, sn, normal);
     let centroid = piece.centroid();
     let depths = [-piece.h[0], -piece.h[1], -piece.h[2]];
-    let depth_sum = depths[0] + depths[1] + depths[2];
-    let force = scale(sn, k6 * depth_sum);
-    let force = [force[0] * keep_horizontal, force[1], force[2] * keep_horizontal];
-    // The centre of pressure: the edge midpoints weighted by their depths.
-    let weighted = depth_weighted_midpoints(piece.v, depths);
-    let deep = depth_sum > 0.0;
-    let point = pick(
-        deep,
-        scale(weighted, 1.0 / (4.0 * if deep { depth_sum } else { 1.0 })),
-        centroid,
-    );
+    let pushed = [sn[0] * keep_horizontal, sn[1], sn[2] * keep_horizontal];
+    let pressure = pressure_row(piece.v, depths, pushed, k6, com, (true, [0.0; 3]));
     let (volume, volume_moment) = volume_row(piece.v, depths, sn[1]);
     WetPiece {
         area,
         moment: scale(centroid, area),
-        force,
-        torque: cross(sub(point, com), force),
+        force: pressure.force,
+        torque: pressure.torque,
         volume,
         volume_moment,
     }
@@ -572,21 +563,15 @@ fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8>(
         let v = point_velocity(velocity, omega, sub(centre, com), water);
         // (A triangle dry in every lane has no slamming: its wetted area is zero.)
         if SLAM && KIND != DRY {
-            let force = slamming_row(
-                area,
-                v,
-                [before[0][l], before[1][l], before[2][l]],
-                whole_area,
-                normal,
-                dt,
-                &SlammingParams { mass: mass[l], ..slam },
-            );
+            let change = sub(scale(v, area), [before[0][l], before[1][l], before[2][l]]);
+            let k = SlammingConstants::new(&SlammingParams { mass: mass[l], ..slam }, dt);
+            let force = slamming_row::<false, false>(v, normal, area, whole_area, change, area > 0.0, &k);
             let wet = area > 0.0;
             let point = pick(wet, scale(moment, 1.0 / if wet { area } else { 1.0 }), centre);
             add_lane(&mut s.slamming_force, l, force);
             add_lane(&mut s.slamming_torque, l, cross(sub(point, com), force));
         }
-        // (The product `slamming_row` computes too: the same bits.)
+        // (The product `slamming_row`'s `change` starts from: the same bits.)
         now[0][l] = area * v[0];
         now[1][l] = area * v[1];
         now[2][l] = area * v[2];

@@ -15,23 +15,31 @@ use glam::DVec3;
 
 use super::row::{dot, scale};
 
-/// Air resistance on one emerged triangle.
+/// Air resistance on one emerged triangle: `air_row`, the loops' own arithmetic, with the
+/// factor every path computes from the density and coefficient (`air_factor`).
 #[inline]
 pub fn air_force(velocity: DVec3, normal: DVec3, area: f64, air_density: f64, coefficient: f64) -> DVec3 {
-    let speed = velocity.length();
-    if speed == 0.0 {
-        return DVec3::ZERO;
-    }
-    let cos = velocity.dot(normal) / speed;
-    if cos <= 0.0 {
-        return DVec3::ZERO;
-    }
-    -0.5 * air_density * coefficient * area * speed * cos * velocity
+    DVec3::from_array(air_row(
+        velocity.to_array(),
+        normal.to_array(),
+        area,
+        air_factor(air_density, coefficient),
+        true,
+    ))
 }
 
-/// [`air_force`] as the loops compute it: `factor` is `-rho_air C_air / 2`, and
-/// `|v| cos(theta) = v.n` needs no square root and no division. `on` false (the force
-/// switched off, or the piece not wholly dry): zero, by a select.
+/// `-rho_air C_air / 2`, the constant factor of [`air_row`].
+#[inline(always)]
+pub(crate) fn air_factor(air_density: f64, coefficient: f64) -> f64 {
+    -0.5 * air_density * coefficient
+}
+
+/// The air force on one emerged triangle of unit `normal` and `area` moving at `v`
+/// relative to the air, `factor` being [`air_factor`]: the module's formula with
+/// `|v| cos(theta) = v.n`, which needs no square root and no division. Every path calls
+/// it (the whole triangles' loops, the lanes, the cut pieces through [`air_force`]).
+/// `on` false (the force switched off, or the piece not wholly dry): zero, by a select.
+/// (A face edge-on or turned away, `v.n <= 0`, also gets zero, as does `v = 0`.)
 #[inline(always)]
 pub(crate) fn air_row(v: [f64; 3], normal: [f64; 3], area: f64, factor: f64, on: bool) -> [f64; 3] {
     let along = dot(v, normal);

@@ -24,7 +24,7 @@
 
 use glam::DVec3;
 
-use super::row::{add, scale};
+use super::row::{add, cross, scale};
 use crate::clip::Tri;
 
 /// `sum_k (p + q)_k (h_p + h_q)_k` over the edges `(a, b)`, `(b, c)`, `(c, a)`: four
@@ -56,27 +56,103 @@ pub(crate) fn volume_row([a, b, c]: [[f64; 3]; 3], [ha, hb, hc]: [f64; 3], scale
     )
 }
 
-/// Hydrostatic force on a submerged piece and its exact centre of pressure;
-/// `scaled_normal` is the piece's `cross(b - a, c - a)`.
+/// The hydrostatic pressure on one submerged piece, as every path computes it (the
+/// whole triangles' loops, the lanes, the cut pieces and the replay through
+/// [`pressure`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PressureRow {
+    /// The force, `k D pushed`.
+    pub force: [f64; 3],
+    /// Its moment about the centre of mass.
+    pub torque: [f64; 3],
+    /// `P / 4`: the depth-weighted edge midpoints ([`depth_weighted_midpoints`]) over 4,
+    /// the centre of pressure times the depth sum `D` (and the volume's moment's part).
+    pub weighted: [f64; 3],
+}
+
+/// The module's pressure force on a piece with `corners` at `depths`, and its moment
+/// about `com`: `pushed` is the piece's `cross(b - a, c - a)` (or its part along world
+/// up, for vertical buoyancy), `k` is `-rho g / 6`. The moment is `(P / (4 D) - com) x
+/// k D pushed`, `D` the depth sum and `P` the depth-weighted midpoints, written
+/// `(P / 4 - com D) x k pushed`, with no division (and no special case for `D = 0`,
+/// where both are zero). `exact` false: the lever is `arm D` instead, `arm` being the
+/// centroid's from `com` (Kerner's shortcut, [`pressure_at_centroid`]). Both levers are
+/// computed and one is chosen: a branch here keeps the compiler from vectorising the
+/// loops around it.
+#[inline(always)]
+pub(crate) fn pressure_row(
+    corners: [[f64; 3]; 3],
+    depths: [f64; 3],
+    pushed: [f64; 3],
+    k: f64,
+    com: [f64; 3],
+    (exact, arm): (bool, [f64; 3]),
+) -> PressureRow {
+    let depth_sum = depths[0] + depths[1] + depths[2];
+    let pushed_k = scale(pushed, k);
+    let force = scale(pushed_k, depth_sum);
+    let weighted = scale(depth_weighted_midpoints(corners, depths), 0.25);
+    let exact_lever: [f64; 3] = std::array::from_fn(|x| weighted[x] - com[x] * depth_sum);
+    let centroid_lever = scale(arm, depth_sum);
+    let lever: [f64; 3] = std::array::from_fn(|x| if exact { exact_lever[x] } else { centroid_lever[x] });
+    PressureRow {
+        force,
+        torque: cross(lever, pushed_k),
+        weighted,
+    }
+}
+
+/// [`pressure_row`] on a piece of the one-at-a-time code: force, its moment about `com`
+/// and its point of application (the centre of pressure, or the centroid when
+/// `at_centroid` or when the piece has no depth). `vertical_only`: only the force's part
+/// along world up (`y`) is kept.
 #[inline]
-pub fn pressure(piece: &Tri, scaled_normal: DVec3, rho_g: f64) -> (DVec3, DVec3) {
+pub(crate) fn pressure_about(
+    piece: &Tri,
+    scaled_normal: DVec3,
+    rho_g: f64,
+    com: DVec3,
+    vertical_only: bool,
+    at_centroid: bool,
+) -> (DVec3, DVec3, DVec3) {
     let depths = piece.height.map(|d| -d);
     let depth_sum = depths[0] + depths[1] + depths[2];
-    let force = scaled_normal * (-rho_g * depth_sum / 6.0);
-    let point = if depth_sum > 0.0 {
-        // Edge midpoints weighted by their depths; the factors of 1/2 cancel.
-        DVec3::from_array(depth_weighted_midpoints(piece.v.map(|p| p.to_array()), depths)) / (4.0 * depth_sum)
+    let pushed = if vertical_only {
+        DVec3::new(0.0, scaled_normal.y, 0.0)
     } else {
-        piece.centroid()
+        scaled_normal
     };
+    let centroid = piece.centroid();
+    let row = pressure_row(
+        piece.v.map(|p| p.to_array()),
+        depths,
+        pushed.to_array(),
+        -rho_g / 6.0,
+        com.to_array(),
+        (!at_centroid, (centroid - com).to_array()),
+    );
+    let point = if !at_centroid && depth_sum > 0.0 {
+        DVec3::from_array(row.weighted) / depth_sum
+    } else {
+        centroid
+    };
+    (DVec3::from_array(row.force), DVec3::from_array(row.torque), point)
+}
+
+/// Hydrostatic force on a submerged piece and its exact centre of pressure;
+/// `scaled_normal` is the piece's `cross(b - a, c - a)` (`pressure_row`, the loops' own
+/// arithmetic).
+#[inline]
+pub fn pressure(piece: &Tri, scaled_normal: DVec3, rho_g: f64) -> (DVec3, DVec3) {
+    let (force, _, point) = pressure_about(piece, scaled_normal, rho_g, DVec3::ZERO, false, false);
     (force, point)
 }
 
 /// The same force applied at the piece's centroid (Kerner's and the thesis's shortcut).
 #[inline]
 pub fn pressure_at_centroid(piece: &Tri, scaled_normal: DVec3, rho_g: f64) -> (DVec3, DVec3) {
-    let depth_sum = -(piece.height[0] + piece.height[1] + piece.height[2]);
-    (scaled_normal * (-rho_g * depth_sum / 6.0), piece.centroid())
+    let (force, _, point) = pressure_about(piece, scaled_normal, rho_g, DVec3::ZERO, false, true);
+    (force, point)
 }
 
 /// Running integrals of the submerged volume (module docs).

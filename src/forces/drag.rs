@@ -17,10 +17,11 @@
 //! `cos = u.n / |u|` multiplied out: `q cos^f = |u|^(1-f) |u.n|^f / v_r`. For the default
 //! falloff `f = 1/2` that is one square root, `sqrt(|u| |u.n|)`, and no division: a
 //! vector loop is bound by its divider otherwise. `f = 1` is `|u.n|`, `f = 0` is `|u|`,
-//! `f = 2` is `(u.n)^2 / |u|`; the loops take no other falloff (`is_fast_power`). The
-//! result equals pressure_drag.rs's to rounding (a few ulps: the test
-//! `the_drag_kernel_gives_the_scalar_drag_formulas` in `kernel_tests`); the viscous part
-//! is the scalar formula's arithmetic, the same bits.
+//! `f = 2` is `(u.n)^2 / |u|`; the loops take no other falloff (`is_fast_power`). Both
+//! parts are the scalar functions' rows, [`viscous_row`] and
+//! [`pressure_drag_row`], so the kernel gives
+//! the one-at-a-time code's bits (the test `the_drag_kernel_gives_the_scalar_drag_formulas`
+//! in `kernel_tests`, which also checks both against the formulas written plainly).
 //!
 //! **The rule** ([`needs_three_points`], [`drag_points`]). A piece's drag is taken at its
 //! centroid with all its area when the rotation adds little to the velocity across it
@@ -35,7 +36,7 @@
 //! `cos^(1/2)` has no derivative (the three-point rule: 0.07 % and 3.5 %); at a spread of
 //! 3 it misses most of the drag.
 
-use super::pressure_drag::DragCoefficients;
+use super::pressure_drag::{DragCoefficients, pressure_drag_row, spread_power};
 use super::row::{add, cross, dot, pick, scale, sub};
 use crate::whole_triangles::{DragParams, Motion};
 
@@ -167,27 +168,21 @@ pub(crate) fn drag_at<const HALF: bool>(
     let leading = along > 0.0;
     let x = along.abs();
     let f = if leading { c.pressure_falloff } else { c.suction_falloff };
-    let spread_power = if HALF || f == 0.5 {
+    let spread = if HALF {
         (x * speed).sqrt()
-    } else if f == 1.0 {
-        x
-    } else if f == 0.0 {
-        speed
-    } else if k.general_falloff {
-        x * x / if speed > 0.0 { speed } else { 1.0 }
     } else {
-        0.0
+        spread_power(x, speed, f, k.general_falloff)
     };
-    let q = speed * k.inverse_reference;
-    let magnitude = if leading {
-        -(c.pressure_linear + c.pressure_quadratic * q)
-    } else {
-        c.suction_linear + c.suction_quadratic * q
-    } * k.inverse_reference
-        * spread_power;
-    let magnitude = if along != 0.0 { magnitude } else { 0.0 };
-    let magnitude = if k.pressure_on { magnitude * area } else { 0.0 };
-    let fd = scale(normal, magnitude);
+    let fd = pressure_drag_row(
+        &k.c,
+        k.inverse_reference,
+        speed,
+        along,
+        spread,
+        normal,
+        area,
+        k.pressure_on,
+    );
     let torque = cross(arm, [fv[0] + fd[0], fv[1] + fd[1], fv[2] + fd[2]]);
     (fv, fd, torque)
 }

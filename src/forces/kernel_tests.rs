@@ -4,7 +4,7 @@
 use glam::DVec3;
 
 use super::air::{air_force, air_row};
-use super::buoyancy::{SubmergedVolume, depth_weighted_midpoints, pressure, volume_row};
+use super::buoyancy::{SubmergedVolume, depth_weighted_midpoints, pressure, pressure_about, volume_row};
 use super::drag::{DragConstants, centroid_and_radius, drag_at, drag_points, needs_three_points};
 use super::pressure_drag::{DragCoefficients, pressure_drag_force};
 use super::viscous::viscous_force;
@@ -85,10 +85,33 @@ fn pressure_gives_the_analytic_force_and_centre_of_pressure_of_a_linear_pressure
             "{point} {}",
             moment / weight
         );
-        // The lanes' centre of pressure (`weighted / (4 sum h)`) and the whole loops' lever
-        // (`weighted / 4`) are the same row.
+        // The centre of pressure is the row's `P / 4` over the depth sum.
         let weighted = depth_weighted_midpoints([a, b, c].map(|p| p.to_array()), h);
         assert_eq!(DVec3::from_array(weighted) / (4.0 * sum_h), point);
+        // The row's moment, division-free, about any centre: the force at the centre of
+        // pressure; at the centroid for Kerner's shortcut; vertical buoyancy keeps the
+        // force's vertical part, at the same point.
+        let com = rng.vec() * 2.0;
+        let lever = (expected_point - com).length() + 1.0;
+        let (f, torque, at) = pressure_about(&tri, sn, rho_g, com, false, false);
+        assert_eq!((f, at), (force, point));
+        let expected_torque = (expected_point - com).cross(expected_force);
+        assert!(
+            (torque - expected_torque).length() <= 1e-13 * scale * lever,
+            "{torque} {expected_torque}"
+        );
+        let (f, torque, at) = pressure_about(&tri, sn, rho_g, com, false, true);
+        let centroid = (a + b + c) / 3.0;
+        assert_eq!(at, centroid);
+        assert!((f - expected_force).length() <= 1e-14 * scale);
+        let expected_torque = (centroid - com).cross(expected_force);
+        assert!((torque - expected_torque).length() <= 1e-13 * scale * lever);
+        let (f, torque, at) = pressure_about(&tri, sn, rho_g, com, true, false);
+        let vertical = DVec3::new(0.0, expected_force.y, 0.0);
+        assert_eq!((f.x, f.z, at), (0.0, 0.0, point));
+        assert!((f - vertical).length() <= 1e-14 * scale);
+        let expected_torque = (expected_point - com).cross(vertical);
+        assert!((torque - expected_torque).length() <= 1e-13 * scale * lever);
     }
 }
 
@@ -130,6 +153,52 @@ fn coefficients(pressure_falloff: f64, suction_falloff: f64) -> DragCoefficients
     }
 }
 
+/// Pressure drag as pressure_drag.rs's module docs write it.
+fn plain_pressure_drag(u: DVec3, normal: DVec3, area: f64, c: &DragCoefficients) -> DVec3 {
+    let speed = u.length();
+    if speed == 0.0 {
+        return DVec3::ZERO;
+    }
+    let cos = u.dot(normal) / speed;
+    let q = speed / c.reference_speed;
+    if cos > 0.0 {
+        -(c.pressure_linear * q + c.pressure_quadratic * q * q) * area * cos.powf(c.pressure_falloff) * normal
+    } else if cos < 0.0 {
+        (c.suction_linear * q + c.suction_quadratic * q * q) * area * (-cos).powf(c.suction_falloff) * normal
+    } else {
+        DVec3::ZERO
+    }
+}
+
+#[test]
+fn pressure_drag_of_any_falloff_gives_the_formula() {
+    // The one-at-a-time code's falloffs the loops do not take (`powf`), and theirs.
+    let mut rng = Lcg(17);
+    for (fp, fs) in [(0.3, 1.7), (2.5, 0.8), (0.5, 2.0), (1.0, 0.0)] {
+        let c = coefficients(fp, fs);
+        let mut acting = 0;
+        for _ in 0..2000 {
+            let u = rng.vec() * 4.0;
+            let normal = rng.vec().normalize();
+            let area = rng.next().abs() + 0.01;
+            let got = pressure_drag_force(u, normal, area, &c);
+            let expected = plain_pressure_drag(u, normal, area, &c);
+            let q = u.length() / c.reference_speed;
+            let scale = area * (c.pressure_linear + c.pressure_quadratic * q) * q;
+            assert!(
+                (got - expected).length() <= 1e-14 * scale,
+                "falloffs {fp}/{fs}: {got} against {expected}"
+            );
+            acting += usize::from(expected != DVec3::ZERO);
+        }
+        assert!(acting > 1900, "{acting}");
+    }
+    assert_eq!(
+        pressure_drag_force(DVec3::ZERO, DVec3::X, 1.0, &coefficients(0.3, 0.3)),
+        DVec3::ZERO
+    );
+}
+
 #[test]
 fn the_drag_kernel_gives_the_scalar_drag_formulas() {
     let mut rng = Lcg(11);
@@ -168,8 +237,10 @@ fn the_drag_kernel_gives_the_scalar_drag_formulas() {
             let (fv, fd, torque) = (DVec3::from_array(fv), DVec3::from_array(fd), DVec3::from_array(torque));
             // Viscous: the scalar formula's arithmetic, to the bit.
             assert_eq!(fv, viscous_force(u, normal, area, rho, cf));
-            // Pressure drag: (C1 q + C2 q^2) cos^f S n, multiplied out: to rounding.
-            let expected = pressure_drag_force(u, normal, area, &c);
+            // Pressure drag: the scalar function's row, to the bit; and the formula,
+            // (C1 q + C2 q^2) cos^f S n, multiplied out: to rounding.
+            assert_eq!(fd, pressure_drag_force(u, normal, area, &c), "falloffs {fp}/{fs}");
+            let expected = plain_pressure_drag(u, normal, area, &c);
             // The drag scale S (C1 q + C2 q^2), q = |u| / v_r (the larger coefficients).
             let q = u.length() / c.reference_speed;
             let scale = area * (c.pressure_linear + c.pressure_quadratic * q) * q;
@@ -248,7 +319,8 @@ fn the_air_row_gives_the_scalar_air_formula() {
             (row - formula).length() <= 1e-14 * (1.0 + formula.length()),
             "{row} {formula}"
         );
-        assert!((row - air_force(v, normal, area, density, coefficient)).length() <= 1e-14 * (1.0 + row.length()));
+        // The scalar function is the row: the same bits.
+        assert_eq!(row, air_force(v, normal, area, density, coefficient));
         assert_eq!(air_row(v.to_array(), normal.to_array(), area, factor, false), [0.0; 3]);
         acting += usize::from(cos > 0.0);
     }

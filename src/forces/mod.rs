@@ -5,22 +5,28 @@
 //! (`[f64; 3]` vectors, `row`) that every path of the step calls, inlined into its
 //! vector loop: the whole triangles' loops (`crate::whole_triangles`), the bodies in
 //! lanes (`crate::lanes`), the cut pieces, and the one-at-a-time code and the replay
-//! (through the scalar functions, which call the same rows or, where the loops multiply
-//! a formula out, stay its plain statement):
+//! (through the scalar functions, thin callers of the same rows, which add only what the
+//! loops never take: `powf` for uncommon powers). A row is the loops' form of its formula,
+//! multiplied out where a division or a root would cost a vector loop its speed; its docs
+//! say how, and its test ties it to the formula:
 //!
 //! | force | row function(s) | scalar form |
 //! |---|---|---|
-//! | pressure, centre of pressure | `buoyancy::depth_weighted_midpoints` | `buoyancy::pressure` |
+//! | pressure, its moment and centre of pressure | `buoyancy::pressure_row` (on `depth_weighted_midpoints`) | `buoyancy::pressure`, `pressure_at_centroid` (call it) |
 //! | submerged volume | `buoyancy::volume_row` | `buoyancy::SubmergedVolume::add` (calls it) |
 //! | viscous drag | `drag::viscous_row` | `viscous::viscous_force` (calls it) |
-//! | pressure drag | `drag::drag_at` (with viscous) | `pressure_drag::pressure_drag_force` |
+//! | pressure drag | `pressure_drag::pressure_drag_row` (on `spread_power`; in `drag::drag_at` with viscous) | `pressure_drag::pressure_drag_force` (calls it; `powf` for other falloffs) |
 //! | drag rule | `drag::{needs_three_points, centroid_and_radius, drag_points, edge_midpoints}` | |
-//! | slamming | `slamming::slamming_row` (cut triangles, lanes), `slamming::slamming_lane` (whole triangles) | `slamming::slamming_force` |
-//! | air | `air::air_row` | `air::air_force` |
+//! | slamming | `slamming::slamming_row` (whole triangles, cut triangles' blocks, lanes) | `slamming::slamming_force` (calls it; `powf` for other powers) |
+//! | air | `air::air_row` | `air::air_force` (calls it) |
 //! | `x^p` | `pressure_drag::fast_power` | `pressure_drag::power` (calls it) |
 //!
-//! `kernel_tests` checks each row against its formula written plainly (and the analytic
-//! integral it stands for); where a row multiplies a formula out, to rounding.
+//! `kernel_tests` and the modules' tests check each row against its formula written
+//! plainly (and the analytic integral it stands for), to rounding. One other form
+//! remains on purpose: `crate::flat_moments` sums the pressure and the volume over the
+//! wholly wet triangles of a body on flat water as polynomials integrated once per hull,
+//! not per triangle (its tests compare it, to rounding, with the same terms summed one
+//! triangle at a time).
 
 pub mod added_mass;
 pub mod air;

@@ -35,7 +35,7 @@
 use glam::DVec3;
 
 use super::pressure_drag::fast_power;
-use super::row::{dot, scale};
+use super::row::{dot, scale, sub};
 
 /// A triangle's slamming state in one step: what [`slamming_force`] compares with the
 /// last step's. (A body keeps only its [`SlammingHistory::swept`] from one step to the
@@ -112,23 +112,17 @@ pub fn slamming_force_from_swept(
     dt: f64,
     params: &SlammingParams,
 ) -> DVec3 {
-    let speed = now.velocity.length();
-    if now.area <= 0.0 || speed == 0.0 {
-        return DVec3::ZERO;
-    }
-    let cos = now.velocity.dot(normal) / speed;
-    if cos <= 0.0 {
-        return DVec3::ZERO;
-    }
-    let gamma = (now.swept() - before_swept).length() / (triangle_area * dt);
-    let gamma_max = if params.max_acceleration > 0.0 {
-        params.max_acceleration
-    } else {
-        speed.max(params.fade_speed) / dt
-    };
-    let ratio = super::pressure_drag::power((gamma / gamma_max).clamp(0.0, 1.0), params.power);
-    let stop = params.mass * now.velocity * (2.0 * now.area / params.hull_area) / dt;
-    -ratio * cos * params.multiplier * stop
+    let change = now.swept() - before_swept;
+    let k = SlammingConstants::new(params, dt);
+    DVec3::from_array(slamming_row::<false, true>(
+        now.velocity.to_array(),
+        normal.to_array(),
+        now.area,
+        triangle_area,
+        change.to_array(),
+        now.area > 0.0,
+        &k,
+    ))
 }
 
 /// Rows of a [`SlammingBlock`].
@@ -197,19 +191,15 @@ impl SlammingBlock {
     #[inline(always)]
     pub fn forces(&self, dt: f64, params: &SlammingParams) -> [[f64; SLAMMING_BLOCK]; 3] {
         let mut out = [[0.0; SLAMMING_BLOCK]; 3];
+        let k = SlammingConstants::new(params, dt);
         let [vx, vy, vz] = &self.now_velocity;
         let [bx, by, bz] = &self.before_swept;
         let [nx, ny, nz] = &self.normal;
         for i in 0..SLAMMING_BLOCK {
-            let force = slamming_row(
-                self.now_area[i],
-                [vx[i], vy[i], vz[i]],
-                [bx[i], by[i], bz[i]],
-                self.triangle_area[i],
-                [nx[i], ny[i], nz[i]],
-                dt,
-                params,
-            );
+            let (area, v) = (self.now_area[i], [vx[i], vy[i], vz[i]]);
+            let change = sub(scale(v, area), [bx[i], by[i], bz[i]]);
+            let normal = [nx[i], ny[i], nz[i]];
+            let force = slamming_row::<false, false>(v, normal, area, self.triangle_area[i], change, area > 0.0, &k);
             for axis in 0..3 {
                 out[axis][i] = force[axis];
             }
@@ -218,46 +208,9 @@ impl SlammingBlock {
     }
 }
 
-/// [`slamming_force`] in the arithmetic of a vector lane (no branches): the triangle's
-/// submerged `area` and relative velocity `v` now, the last step's swept volume rate
-/// `before_swept` ([`SlammingHistory::swept`]), its whole area and unit normal. The power
-/// must be 0, 1/2, 1 or 2.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn slamming_row(
-    area: f64,
-    v: [f64; 3],
-    before_swept: [f64; 3],
-    triangle_area: f64,
-    normal: [f64; 3],
-    dt: f64,
-    params: &SlammingParams,
-) -> [f64; 3] {
-    let [bx, by, bz] = before_swept;
-    let speed = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    let cos = (v[0] * normal[0] + v[1] * normal[1] + v[2] * normal[2]) / speed;
-    let swept = [area * v[0] - bx, area * v[1] - by, area * v[2] - bz];
-    let gamma = (swept[0] * swept[0] + swept[1] * swept[1] + swept[2] * swept[2]).sqrt() / (triangle_area * dt);
-    let gamma_max = if params.max_acceleration > 0.0 {
-        params.max_acceleration
-    } else {
-        speed.max(params.fade_speed) / dt
-    };
-    let ratio = (gamma / gamma_max).clamp(0.0, 1.0);
-    let ratio = fast_power(ratio, params.power);
-    let scale = 2.0 * area / params.hull_area;
-    let magnitude = -ratio * cos * params.multiplier;
-    // (The tests `slamming_force` makes, so that NaN takes the same way.)
-    let none = area <= 0.0 || speed == 0.0 || cos <= 0.0;
-    std::array::from_fn(|axis| {
-        let stop = params.mass * v[axis] * scale / dt;
-        if none { 0.0 } else { magnitude * stop }
-    })
-}
-
-/// The constants of [`slamming_lane`], from a body's [`SlammingParams`] and the step.
+/// The constants of [`slamming_row`], from a body's [`SlammingParams`] and the step.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct SlammingLaneConstants {
+pub(crate) struct SlammingConstants {
     /// `p`, `v_r` and the multiplier, as in [`SlammingParams`].
     pub power: f64,
     pub fade_speed: f64,
@@ -269,7 +222,7 @@ pub(crate) struct SlammingLaneConstants {
     pub stop_per_area: f64,
 }
 
-impl SlammingLaneConstants {
+impl SlammingConstants {
     pub fn new(params: &SlammingParams, dt: f64) -> Self {
         Self {
             power: params.power,
@@ -282,26 +235,36 @@ impl SlammingLaneConstants {
     }
 }
 
-/// [`slamming_force`] on a wholly wet triangle, multiplied out for the whole-triangle
-/// loops, where every division and root costs the loop its speed: `velocity` relative to
-/// the water and `normal` in the same axes, `wetted` its area (the triangle's), `change`
-/// the swept volume rate's change `A v - (A v)_prev`, `on` whether slamming acts on it
-/// at all (on, and the triangle wholly wet). The power must be one of
-/// [`is_fast_power`](super::pressure_drag::is_fast_power); `SQUARE`: it is 2.
+/// The module's formula on one triangle, written once for every path: the whole
+/// triangles' loops, the lanes, the cut triangles' blocks ([`SlammingBlock`]) and the
+/// one-at-a-time code ([`slamming_force`]). Multiplied out, because every division and
+/// root costs a vector loop its speed: `velocity` relative to the water and `normal` in
+/// the same axes, `wetted` the triangle's submerged area `A` and `triangle_area` its
+/// whole area `S`, `change` the swept volume rate's change `A v - (A v)_prev` (in any
+/// axes: only its length counts), `on` whether slamming acts on it at all (false for a
+/// face with no wet area: callers fold that test into `on`, which the whole loops know
+/// from their triangle being wet). No branches (selects): a face that is off, has no
+/// speed or does not meet the water gets zero.
 ///
-/// With `r = Gamma_max dt` (`max(|v|, v_r)` unless fixed), `ratio = |change| / (A r)` and
-/// `cos = v.n / |v|` share one division, `1 / (A r |v|)`; for the power 2,
-/// `ratio^2 = |change|^2 |v| / (A^2 r^2 |v|)` needs no root of `|change|^2`. The force
-/// is then `-ratio^p cos multiplier (2 m A / (S_hull dt)) v`, the formula's
-/// `-ratio^p cos multiplier F_stop`, to rounding (`kernel_tests`).
+/// With `r = Gamma_max dt` (`max(|v|, v_r)` unless fixed), `ratio = |change| / (S r)` and
+/// `cos = v.n / |v|` share one division, `1 / (S r |v|)`, and `F_stop / (A v)` is the
+/// constant `2 m / (S_hull dt)`. The force is then `-ratio^p cos multiplier F_stop`, the
+/// formula to rounding (the test `the_row_gives_the_formula_to_rounding`).
+///
+/// The power: with `ANY_POWER`, any (`powf` for uncommon ones:
+/// [`power`](super::pressure_drag::power)); else one of
+/// [`is_fast_power`](super::pressure_drag::is_fast_power) ([`fast_power`], the loops).
+/// `SQUARE`: it is 2, and `ratio^2 = |change|^2 |v| / (S^2 r^2 |v|)` needs no root of
+/// `|change|^2` (the whole loops, which choose it per body).
 #[inline(always)]
-pub(crate) fn slamming_lane<const SQUARE: bool>(
+pub(crate) fn slamming_row<const SQUARE: bool, const ANY_POWER: bool>(
     velocity: [f64; 3],
     normal: [f64; 3],
     wetted: f64,
+    triangle_area: f64,
     change: [f64; 3],
     on: bool,
-    k: &SlammingLaneConstants,
+    k: &SlammingConstants,
 ) -> [f64; 3] {
     let speed = dot(velocity, velocity).sqrt();
     let along = dot(velocity, normal);
@@ -309,7 +272,7 @@ pub(crate) fn slamming_lane<const SQUARE: bool>(
     let change_squared = dot(change, change);
     let reach = if k.fixed_cap { k.cap } else { speed.max(k.fade_speed) };
     let (ratio_power, cos) = if SQUARE {
-        let scale = wetted * reach;
+        let scale = triangle_area * reach;
         let scale_squared = scale * scale;
         let inverse = 1.0 / if acts { scale_squared * speed } else { 1.0 };
         (
@@ -317,9 +280,14 @@ pub(crate) fn slamming_lane<const SQUARE: bool>(
             along * scale_squared * inverse,
         )
     } else {
-        let inverse = 1.0 / if acts { wetted * reach * speed } else { 1.0 };
+        let inverse = 1.0 / if acts { triangle_area * reach * speed } else { 1.0 };
         let ratio = (change_squared.sqrt() * speed * inverse).clamp(0.0, 1.0);
-        (fast_power(ratio, k.power), along * wetted * reach * inverse)
+        let ratio_power = if ANY_POWER {
+            super::pressure_drag::power(ratio, k.power)
+        } else {
+            fast_power(ratio, k.power)
+        };
+        (ratio_power, along * triangle_area * reach * inverse)
     };
     let acting = -(ratio_power * cos * k.multiplier * (wetted * k.stop_per_area));
     scale(velocity, if acts { acting } else { 0.0 })
@@ -442,6 +410,20 @@ mod tests {
     }
 
     #[test]
+    fn an_uncommon_power_is_taken_by_powf() {
+        // As below with p = 1.5: ratio 0.1, 0.1^1.5 of the stopping force.
+        let params = SlammingParams { power: 1.5, ..PARAMS };
+        let v = DVec3::new(0.0, -1.0, 0.0);
+        let now = SlammingHistory { area: 0.5, velocity: v };
+        let before = SlammingHistory { area: 0.4, velocity: v };
+        let f = slamming_force(now, before, 1.0, -DVec3::Y, 0.01, &params);
+        let stop = 600.0 * 1.0 * (2.0 * 0.5 / 6.0) / 0.01;
+        let expected = 0.1f64.powf(1.5) * stop;
+        assert!((f.y - expected).abs() < 1e-9 * stop, "{f} against {expected}");
+        assert!(f.x == 0.0 && f.z == 0.0);
+    }
+
+    #[test]
     fn a_slowly_wetted_face_feels_the_power_of_its_ratio() {
         let v = DVec3::new(0.0, -1.0, 0.0);
         let now = SlammingHistory { area: 0.5, velocity: v };
@@ -452,37 +434,76 @@ mod tests {
         assert!((f.y - 0.01 * stop).abs() < 1e-9, "{f}");
     }
 
+    /// The module's formula written plainly, one step at a time.
+    fn plain(
+        now: SlammingHistory,
+        before_swept: DVec3,
+        triangle_area: f64,
+        normal: DVec3,
+        dt: f64,
+        params: &SlammingParams,
+    ) -> DVec3 {
+        let speed = now.velocity.length();
+        if now.area <= 0.0 || speed == 0.0 {
+            return DVec3::ZERO;
+        }
+        let cos = now.velocity.dot(normal) / speed;
+        if cos <= 0.0 {
+            return DVec3::ZERO;
+        }
+        let gamma = (now.swept() - before_swept).length() / (triangle_area * dt);
+        let gamma_max = if params.max_acceleration > 0.0 {
+            params.max_acceleration
+        } else {
+            speed.max(params.fade_speed) / dt
+        };
+        let ratio = (gamma / gamma_max).clamp(0.0, 1.0).powf(params.power);
+        let stop = params.mass * now.velocity * (2.0 * now.area / params.hull_area) / dt;
+        -ratio * cos * params.multiplier * stop
+    }
+
     #[test]
-    fn the_whole_loops_form_gives_the_formula_to_rounding() {
+    fn the_row_gives_the_formula_to_rounding() {
         let mut rng = crate::forces::kernel_tests::Lcg(777);
         let mut next = move || rng.next();
-        for (power, max_acceleration) in [(2.0, 0.0), (2.0, 30.0), (1.0, 0.0), (0.5, 5.0), (0.0, 0.0)] {
+        for (power, max_acceleration) in [(2.0, 0.0), (2.0, 30.0), (1.0, 0.0), (0.5, 5.0), (0.0, 0.0), (1.5, 0.0)] {
             let params = SlammingParams {
                 power,
                 max_acceleration,
                 ..PARAMS
             };
             let dt = 0.02;
-            let k = SlammingLaneConstants::new(&params, dt);
+            let k = SlammingConstants::new(&params, dt);
             let mut acting = 0;
-            for _ in 0..2000 {
+            for i in 0..2000 {
                 let v = DVec3::new(next(), next(), next()) * 3.0;
                 let normal = DVec3::new(next(), next(), next()).normalize();
-                let area = next().abs() + 0.05;
+                let whole = next().abs() + 0.05;
+                // Half of them cut: the wet area a part of the triangle's.
+                let area = if i % 2 == 0 {
+                    whole
+                } else {
+                    whole * (next().abs() + 0.01)
+                };
                 let before = DVec3::new(next(), next(), next()) * 0.2;
                 let now = SlammingHistory { area, velocity: v };
-                let expected = slamming_force_from_swept(now, before, area, normal, dt, &params);
+                let expected = plain(now, before, whole, normal, dt, &params);
+                let stop = params.mass * v.length() * (2.0 * area / params.hull_area) / dt;
+                let scalar = slamming_force_from_swept(now, before, whole, normal, dt, &params);
+                assert!(
+                    (scalar - expected).length() <= 1e-13 * stop,
+                    "power {power}: {scalar} against {expected}"
+                );
                 let change = (now.swept() - before).to_array();
                 let lane = |on: bool| {
                     let f = if power == 2.0 {
-                        slamming_lane::<true>(v.to_array(), normal.to_array(), area, change, on, &k)
+                        slamming_row::<true, false>(v.to_array(), normal.to_array(), area, whole, change, on, &k)
                     } else {
-                        slamming_lane::<false>(v.to_array(), normal.to_array(), area, change, on, &k)
+                        slamming_row::<false, true>(v.to_array(), normal.to_array(), area, whole, change, on, &k)
                     };
                     DVec3::from_array(f)
                 };
                 let got = lane(true);
-                let stop = params.mass * v.length() * (2.0 * area / params.hull_area) / dt;
                 assert!(
                     (got - expected).length() <= 1e-13 * stop,
                     "power {power}: {got} against {expected}"

@@ -292,17 +292,16 @@ impl Step<'_> {
                 continue;
             }
             sums.volume.add(sub, sn);
-            let buoyant = match desc.buoyancy {
-                BuoyancyModel::Pressure => Some(buoyancy::pressure(sub, sn, self.rho_g)),
-                BuoyancyModel::PressureCentroid => Some(buoyancy::pressure_at_centroid(sub, sn, self.rho_g)),
+            let at_centroid = match desc.buoyancy {
+                BuoyancyModel::Pressure => Some(false),
+                BuoyancyModel::PressureCentroid => Some(true),
                 _ => None,
             };
-            if let Some((mut force, point)) = buoyant {
-                if desc.vertical_buoyancy_only {
-                    force.x = 0.0;
-                    force.z = 0.0;
-                }
-                sums.buoyancy.add(point - com, force);
+            if let Some(at_centroid) = at_centroid {
+                let vertical = desc.vertical_buoyancy_only;
+                let (force, torque, point) = buoyancy::pressure_about(sub, sn, self.rho_g, com, vertical, at_centroid);
+                sums.buoyancy.force += force;
+                sums.buoyancy.torque += torque;
                 sink.force(Kind::Hydrostatic, point, force);
             }
         }

@@ -12,6 +12,7 @@ use super::finish::finish;
 use super::pass_one::{PassOne, Sum};
 use crate::body::{Body, BodyForces, BodyState, Conditions, Discard, KeptReplay, StepDesc, StepInputs};
 use crate::error::Result;
+use crate::forces::air::air_factor;
 use crate::forces::buoyancy;
 use crate::forces::slamming::SlammingParams;
 use crate::forces::{FORCE_AIR, FORCE_SLAMMING};
@@ -242,7 +243,7 @@ impl Lanes<'_> {
             vertical_only: shared.vertical_buoyancy_only,
             slamming: (shared.on(FORCE_SLAMMING) && self.had_history).then_some((slam, self.dt)),
             air: shared.on(FORCE_AIR).then_some((
-                -0.5 * conditions.air_density * shared.air_drag_coefficient,
+                air_factor(conditions.air_density, shared.air_drag_coefficient),
                 conditions.wind.to_array(),
             )),
         };

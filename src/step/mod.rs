@@ -35,6 +35,7 @@ use crate::body::{
     Body, BodyForces, BodyState, BuoyancyModel, Conditions, Derived, Discard, Output, Replay, Sink, StepDesc,
 };
 use crate::error::Result;
+use crate::forces::air::air_factor;
 use crate::forces::slamming::SlammingParams;
 use crate::forces::{
     FORCE_AIR, FORCE_DAMPING, FORCE_LUMPED_RESISTANCE, FORCE_PRESSURE_DRAG, FORCE_SLAMMING, FORCE_VISCOUS,
@@ -342,7 +343,10 @@ impl<'a> Step<'a> {
             rho_g,
             vertical_only: desc.vertical_buoyancy_only,
             slamming: slamming.then_some((SlammingParams { mass: 0.0, ..slam }, dt)),
-            air: air_on.then_some((-0.5 * env.air_density * desc.air_drag_coefficient, env.wind.to_array())),
+            air: air_on.then_some((
+                air_factor(env.air_density, desc.air_drag_coefficient),
+                env.wind.to_array(),
+            )),
         };
         let single = Single {
             vertices: &samples.vertices,

@@ -2,9 +2,9 @@
 
 use super::*;
 use crate::flat_moments::HydrostaticSums;
-use crate::forces::air::air_row;
-use crate::forces::buoyancy::depth_weighted_midpoints;
-use crate::forces::slamming::{SlammingLaneConstants, slamming_lane};
+use crate::forces::air::{air_factor, air_row};
+use crate::forces::buoyancy::pressure_row;
+use crate::forces::slamming::{SlammingConstants, slamming_row};
 
 /// Forces on every triangle wholly under or above the water. Writes the slamming history
 /// of every triangle (the step then overwrites that of the cut ones), the triangles for
@@ -71,7 +71,7 @@ pub(super) struct WholeConstants {
     /// `-rho g / 6`, zero when pressure is not summed per triangle.
     k: f64,
     slam_on: bool,
-    slam: SlammingLaneConstants,
+    slam: SlammingConstants,
     air_on: bool,
     air_factor: f64,
     wind: [f64; 3],
@@ -90,7 +90,7 @@ impl WholeConstants {
             None => (false, SlammingParams::OFF, 1.0),
         };
         let (air_on, air_factor, wind) = match params.air {
-            Some((density, coefficient, w)) => (true, -0.5 * density * coefficient, local(w)),
+            Some((density, coefficient, w)) => (true, air_factor(density, coefficient), local(w)),
             None => (false, 0.0, [0.0; 3]),
         };
         let (lumped_on, facing_direction) = match params.lumped_air {
@@ -114,7 +114,7 @@ impl WholeConstants {
                 0.0
             },
             slam_on,
-            slam: SlammingLaneConstants::new(&slam, dt),
+            slam: SlammingConstants::new(&slam, dt),
             air_on,
             air_factor,
             wind,
@@ -667,25 +667,16 @@ fn wet_row<const SQUARE: bool, const MOVING: bool>(c: &WholeConstants, face: &Fa
     ];
     let wetted = if is_wet { area } else { 0.0 };
 
-    // Hydrostatic pressure (forces::buoyancy::pressure). Its moment about the centre of
-    // mass is `(P / (4 D) - com) x s k D` with `P` the depth-weighted edge midpoints
-    // (`depth_weighted_midpoints`), `D` the depth sum and `k = -rho g / 6`: written as
-    // `(P / 4 - com D) x s k`, with no division. Vertical buoyancy keeps the part of `s`
-    // along world up.
+    // Hydrostatic pressure (forces::buoyancy::pressure_row). Vertical buoyancy keeps
+    // the part of `s` along world up.
     // (Depths are zero where not wholly wet: a vertex with no water under it has an
     // infinite height, and an infinite depth times a zero weight is NaN.)
     let (da, db, dc) = if is_wet { (-ha, -hb, -hc) } else { (0.0, 0.0, 0.0) };
     let depth_sum = da + db + dc;
     let pushed = if c.vertical_only { scale(up, s_up) } else { s };
-    let pushed_k = scale(pushed, c.k);
-    let force = scale(pushed_k, depth_sum);
-    // (Both levers computed and one chosen: a branch here keeps the compiler from
-    // vectorising the loop.) `P / 4` is also the submerged volume's moment below.
-    let weighted = scale(depth_weighted_midpoints([a, b, cc], [da, db, dc]), 0.25);
-    let exact_lever: [f64; 3] = std::array::from_fn(|x| weighted[x] - com[x] * depth_sum);
-    let centroid_lever = scale(arm, depth_sum);
-    let lever: [f64; 3] = std::array::from_fn(|x| if c.exact { exact_lever[x] } else { centroid_lever[x] });
-    let torque = cross(lever, pushed_k);
+    let pressure = pressure_row([a, b, cc], [da, db, dc], pushed, c.k, com, (c.exact, arm));
+    // `P / 4` is also the submerged volume's moment below.
+    let weighted = pressure.weighted;
 
     // Submerged volume (forces::buoyancy::volume_row): the volume under the triangle down
     // to the water, and its moment: the edge midpoints weighted by their mean depths
@@ -699,7 +690,7 @@ fn wet_row<const SQUARE: bool, const MOVING: bool>(c: &WholeConstants, face: &Fa
     let depth_squares = (ab * ab + bc * bc + ca * ca) * 0.125;
     let w = area_y * third;
 
-    // Slamming (forces::slamming::slamming_lane; the wetted area is the triangle's). The
+    // Slamming (forces::slamming::slamming_row; the wetted area is the triangle's). The
     // swept volume rate compares with the last step's, kept in world axes, the water's
     // velocity taken away last, as the one-at-a-time code does: turning a velocity whose
     // world components differ by many orders (a body in a 1e30 m/s current) would bury
@@ -720,11 +711,12 @@ fn wet_row<const SQUARE: bool, const MOVING: bool>(c: &WholeConstants, face: &Fa
     ];
     let swept = scale(world_velocity, wetted);
     let change = sub(swept, prior_swept);
-    let slamming_force = slamming_lane::<SQUARE>(velocity, normal, wetted, change, c.slam_on && is_wet, &c.slam);
+    let slamming_force =
+        slamming_row::<SQUARE, false>(velocity, normal, wetted, wetted, change, c.slam_on && is_wet, &c.slam);
 
     WetRow {
-        force,
-        torque,
+        force: pressure.force,
+        torque: pressure.torque,
         volume,
         volume_moment: scale(weighted, w),
         depth_moment: w * depth_squares,

@@ -4,7 +4,7 @@
 //! height 97 % of the triangles (3554 of 3674) are wholly wet or wholly dry. Those need
 //! no clipping, and their forces are the same formulas as for a clipped piece with the
 //! piece being the triangle: the row functions of [`crate::forces`] (`drag_at`,
-//! `air_row`, `depth_weighted_midpoints`, `slamming_lane`, `fast_power`), which the
+//! `air_row`, `depth_weighted_midpoints`, `slamming_row`, `fast_power`), which the
 //! lanes, the cut pieces and the one-at-a-time code call too.
 //!
 //! Files: `block.rs` the pass over whole triangles (hydrostatics, volume, slamming, air;
