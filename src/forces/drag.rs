@@ -67,7 +67,13 @@ pub(crate) fn centroid_and_radius([a, b, c]: [[f64; 3]; 3]) -> ([f64; 3], f64) {
 /// points, each standing for [`midpoint_share`] of the area.
 #[inline(always)]
 pub(crate) fn edge_midpoints([a, b, c]: [[f64; 3]; 3]) -> [[f64; 3]; 3] {
-    [scale(add(a, b), 0.5), scale(add(b, c), 0.5), scale(add(c, a), 0.5)]
+    [edge_midpoint(a, b), edge_midpoint(b, c), edge_midpoint(c, a)]
+}
+
+/// The midpoint `(p + q) / 2` of one edge (what loops that go edge by edge call).
+#[inline(always)]
+pub(crate) fn edge_midpoint(p: [f64; 3], q: [f64; 3]) -> [f64; 3] {
+    scale(add(p, q), 0.5)
 }
 
 /// The area each edge midpoint stands for.

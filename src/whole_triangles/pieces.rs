@@ -4,7 +4,7 @@
 use super::block::{WholeConstants, WholeRows, whole_block, whole_sums};
 use super::drag::{DRAG_SUMMED, DragLaneSums, clear_tail, drag_lane_sums};
 use super::*;
-use crate::forces::drag::{centroid_and_radius, edge_midpoints, midpoint_share};
+use crate::forces::drag::{centroid_and_radius, edge_midpoint, midpoint_share};
 use crate::forces::row::point_velocity;
 
 /// Up to [`BLOCK`] pieces of cut triangles gathered one at a time for their drag, with
@@ -148,8 +148,10 @@ fn piece_loop<const HALF: bool, const THREE: bool>(block: &mut PieceBlock, k: &D
             };
             let mut out = drag_at::<HALF>(k, arm, u, normal, one_area);
             if THREE {
-                for middle in edge_midpoints([a, b, c]) {
-                    let arm = sub(middle, com);
+                // (Edge by edge, as in `midpoint_group`: iterating `edge_midpoints`' array
+                // is not vectorised.)
+                for (p, q) in [(a, b), (b, c), (c, a)] {
+                    let arm = sub(edge_midpoint(p, q), com);
                     let u = point_velocity(v, omega, arm, water);
                     let (fv, fd, torque) = drag_at::<HALF>(k, arm, u, normal, share);
                     for x in 0..3 {
