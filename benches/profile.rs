@@ -14,7 +14,7 @@
 //! how many (0 = one per core); a fourth argument `each` steps every body with its own
 //! `World::step_body` call (as criterion's single-body groups do) instead of one batch.
 //! Built with `--features profile-sections`, the time of each of the step's sections
-//! (`keel::sections`) follows, per step. With `KEEL_PROFILE_FORCES` set, the last step's forces on the first and last bodies
+//! (`keel::runtime::profile`) follows, per step. With `KEEL_PROFILE_FORCES` set, the last step's forces on the first and last bodies
 //! are printed too (`{:?}`, every bit), to check that two builds agree.
 
 mod common;
@@ -94,7 +94,7 @@ fn main() {
     );
     // Built with `--features profile-sections`: the step's sections, wall-clock time on
     // the thread that ran each (a shared section ends when its last share does).
-    if let Some(sections) = keel::sections::report() {
+    if let Some(sections) = keel::runtime::profile::report() {
         println!("{:<34} {:>12} {:>10}", "section", "us per step", "per step");
         for (section, totals) in sections {
             println!(

@@ -15,6 +15,16 @@ const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
 /// The most live objects of one kind in one table.
 pub const MAX_SLOTS: usize = (1 << INDEX_BITS) - 1;
 
+/// A hull's id within its world (a C ABI `KeelHull`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct HullId(pub u64);
+
+/// A body's id within its world (a C ABI `KeelBody`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct BodyId(pub u64);
+
 static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
 
 /// What an id refers to; part of the id, so kinds cannot be confused.
@@ -107,7 +117,7 @@ impl<T> Slots<T> {
         if let Some((index, _)) = self.decode(id) {
             let entry = self.entries.as_ptr().wrapping_add(index);
             let bytes = (std::mem::offset_of!(Entry<T>, value) + bytes).min(std::mem::size_of::<Entry<T>>());
-            crate::prefetch::prefetch(entry.cast(), bytes);
+            crate::runtime::prefetch::prefetch(entry.cast(), bytes);
         }
     }
 

@@ -1,7 +1,7 @@
 //! Hydrostatics on flat water: what a naval architect reads off a hull before it sails.
 //!
 //! Pure functions of a [`Hull`], a pose and the water level. The submerged volume and
-//! its centroid come from Kerner's clipping ([`crate::clip`]) and the divergence sums of
+//! its centroid come from Kerner's clipping ([`crate::hull::clip`]) and the divergence sums of
 //! [`crate::forces::buoyancy::SubmergedVolume`], exact on flat water for a closed hull.
 //! The waterplane is the region the water surface cuts out of the hull; its area and
 //! moments come from the clipped triangles' waterline segments by Green's theorem, each
@@ -43,10 +43,10 @@
 
 use glam::{DMat3, DQuat, DVec2, DVec3};
 
-use crate::clip::{self, Tri};
 use crate::error::{Error, Result};
 use crate::forces::buoyancy::SubmergedVolume;
 use crate::hull::Hull;
+use crate::hull::clip::{self, Tri};
 
 /// Area and moments of the waterplane, world horizontal axes.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -68,17 +68,26 @@
 //!
 //! ## Modules
 //!
-//! - [`world`]: hulls and bodies by id, stepping one body or a batch in parallel;
-//! - [`body`]: a body's parameters ([`BodyDesc`]), state, forces and last-step detail;
-//! - [`hull`]: mesh validation, welding, volume, centroid; [`inertia`]: principal axes;
+//! The source is a house in layers, each module importing only from those above it in
+//! this list (`tests/layers.rs` reads the `mod` lines below, in their order, and fails
+//! on an import that runs back up):
+//!
+//! - [`error`]: what every call returns when it fails;
+//! - [`runtime`]: the host's job system ([`runtime::tasks`]), keel's threads, a step's
+//!   time section by section ([`runtime::profile`]);
+//! - `handle`: generational ids ([`HullId`], [`BodyId`]);
 //! - [`water`]: flat, Perlin, Gerstner, spectra, heightfields, the host's callback;
+//! - [`snapshot`]: the byte format of rollback and replay;
+//! - [`hull`]: mesh validation, welding, volume, centroid, the triangles' columns;
+//!   [`hull::clip`]: Kerner's clipping at the waterline; [`hull::inertia`]: principal axes;
 //! - [`forces`]: one module per force, each with its formula and source;
+//! - `loops`: the step's vector loops over whole triangles and over small bodies in lanes;
+//! - [`body`]: a body's parameters ([`BodyDesc`]), state, forces and what a step keeps;
+//! - `step`: a step, stage by stage, and the detail getters that replay one;
+//! - [`world`]: hulls and bodies by id, stepping one body or a batch in parallel, a
+//!   world's snapshot;
 //! - [`hydrostatics`]: flat-water analysis and the stable rest pose;
-//! - [`clip`]: Kerner's clipping of triangles at the waterline;
-//! - [`snapshot`]: rollback and replay: a body's and a world's state to bytes and back;
-//! - [`tasks`]: the host's job system, in place of keel's threads;
-//! - [`ffi`]: the C ABI (`include/keel.h`), the only `unsafe` FFI code;
-//! - [`sections`]: a step's time, section by section (benchmarks, `profile-sections`).
+//! - [`ffi`]: the C ABI (`include/keel.h`).
 //!
 //! `docs/ARCHITECTURE.md` in the repository draws a step's stages and how they are made
 //! fast.
@@ -86,28 +95,59 @@
 //! Units are SI, Y is up, gravity points along -Y, and a triangle `(a, b, c)` faces
 //! `cross(b - a, c - a)` (Unity's and OpenGL's winding; Godot meshes: `flip_winding`).
 
-pub mod body;
-pub mod clip;
-pub mod error;
-pub mod ffi;
-mod flat_moments;
-pub mod forces;
-mod handle;
-pub mod hull;
-pub mod hydrostatics;
-pub mod inertia;
+#![warn(missing_docs)]
 
-mod lanes;
-mod pack;
-mod prefetch;
-pub mod sections;
-pub mod snapshot;
-mod step;
-pub mod tasks;
-mod team;
+// The layers, bottom first: each module imports only from those above it here
+// (`tests/layers.rs` reads this order; the blank lines keep rustfmt from sorting it).
+pub mod error;
+
+pub mod runtime;
+
+mod handle;
+
 pub mod water;
-mod whole_triangles;
+
+pub mod snapshot;
+
+pub mod hull;
+
+pub mod forces;
+
+mod loops;
+
+pub mod body;
+
+mod step;
+
 pub mod world;
+
+pub mod hydrostatics;
+
+pub mod ffi;
+
+/// Moved to [`hull::clip`]; this path goes in the next release.
+#[deprecated(note = "moved to keel::hull::clip")]
+pub mod clip {
+    pub use crate::hull::clip::*;
+}
+
+/// Moved to [`hull::inertia`]; this path goes in the next release.
+#[deprecated(note = "moved to keel::hull::inertia")]
+pub mod inertia {
+    pub use crate::hull::inertia::*;
+}
+
+/// Moved to [`runtime::profile`]; this path goes in the next release.
+#[deprecated(note = "moved to keel::runtime::profile")]
+pub mod sections {
+    pub use crate::runtime::profile::*;
+}
+
+/// Moved to [`runtime::tasks`]; this path goes in the next release.
+#[deprecated(note = "moved to keel::runtime::tasks")]
+pub mod tasks {
+    pub use crate::runtime::tasks::*;
+}
 
 /// The math types of the API (`DVec3`, `DQuat`, ...), re-exported so that callers use
 /// the same version.
@@ -115,8 +155,9 @@ pub use glam;
 
 pub use body::{Body, BodyDesc, BodyForces, BodyState, BuoyancyModel, PointForce};
 pub use error::{Error, ErrorKind, Result};
+pub use handle::{BodyId, HullId};
 pub use hull::{Hull, HullDesc, HullInfo};
 pub use water::{
     FlatWater, GerstnerWater, GerstnerWave, HeightfieldWater, PerlinWater, Water, WaterQuery, WaterSample, WaterSurface,
 };
-pub use world::{BodyId, HullId, World, WorldDesc};
+pub use world::{World, WorldDesc};

@@ -10,7 +10,7 @@ use common::tasks::{Pool, Serial};
 use common::{bunny, simple_box};
 use glam::{DQuat, DVec2, DVec3};
 use keel::forces::{FORCE_ALL, FORCE_DAMPING, FORCE_LUMPED_RESISTANCE, FORCE_SLAMMING};
-use keel::tasks::TaskSystem;
+use keel::runtime::tasks::TaskSystem;
 use keel::{BodyDesc, BodyForces, BodyId, BodyState, GerstnerWater, GerstnerWave, Water, World, WorldDesc};
 
 fn bits(f: &BodyForces) -> Vec<u64> {

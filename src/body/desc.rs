@@ -6,8 +6,8 @@ use super::state::MAX_MASS;
 use crate::error::{Error, Result, non_negative_up_to, positive};
 use crate::forces::pressure_drag::DragCoefficients;
 use crate::forces::{FORCE_ALL, FORCE_DEFAULT, FORCE_LUMPED_RESISTANCE, FORCE_PER_TRIANGLE_RESISTANCE};
+use crate::handle::HullId;
 use crate::hull::Hull;
-use crate::world::HullId;
 
 /// How buoyancy is computed (the C ABI's `KeelBuoyancyModel`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

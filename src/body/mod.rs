@@ -9,14 +9,13 @@
 //! - `desc`: the description ([`BodyDesc`]) and its checks;
 //! - `state`: the host's state ([`BodyState`]) and a step's forces ([`BodyForces`]);
 //! - `store`: the body ([`Body`]): its buffers, laid out for the caches, and lifecycle;
-//! - `replay`: the last step's detail, replayed when a host asks for it.
+//! - `records`: what a step keeps to be replayed, and the detail a replay fills (the
+//!   step's `replay.rs` runs it).
 
 mod desc;
-mod replay;
+mod records;
 mod state;
 mod store;
-#[cfg(test)]
-mod tests;
 
 pub(crate) use desc::StepDesc;
 pub use desc::{
@@ -24,10 +23,10 @@ pub use desc::{
     DEFAULT_SLAMMING_MULTIPLIER, DEFAULT_SUCTION_DRAG_LINEAR, DEFAULT_SUCTION_DRAG_QUADRATIC,
     DEFAULT_WATER_PATCH_CELLS, MAX_INERTIA, MAX_WATER_PATCH_CELLS,
 };
-pub(crate) use replay::{Conditions, Derived, Discard, KeptReplay, Kind, Replay, Sink, StepInputs};
+pub(crate) use records::{
+    Conditions, Derived, Detail, Discard, KeptReplay, Kind, PointForces, Replay, Sink, StepInputs,
+};
 pub(crate) use state::check_dt;
 pub use state::{BodyForces, BodyState, MAX_COORDINATE, MAX_DT, MAX_FORCE, MAX_MASS, MAX_SPEED, MIN_DT, PointForce};
 pub use store::Body;
-pub(crate) use store::{CHECKED_BYTES, LANES_HOT_BYTES, LaneKey, Output};
-
-pub use crate::step::Environment;
+pub(crate) use store::{CHECKED_BYTES, LANES_HOT_BYTES, LaneKey, Output, Samples};

@@ -7,14 +7,13 @@ use std::sync::Arc;
 use glam::{DMat3, DVec3};
 
 use super::desc::{BodyDesc, BuoyancyModel, HostInertia, StepDesc};
-use super::replay::{Detail, KeptReplay};
+use super::records::{Detail, KeptReplay};
 use super::state::BodyState;
 use crate::error::{Error, Result};
 use crate::forces::FORCE_LUMPED_RESISTANCE;
 use crate::hull::Hull;
-use crate::step::Samples;
+use crate::loops::whole::{ChunkOutput, History, LANES_MAX_ROWS, PARALLEL_ROWS, WetTriangles, is_fast_power};
 use crate::water::patch::WaterPatch;
-use crate::whole_triangles::{ChunkOutput, History, LANES_MAX_ROWS, PARALLEL_ROWS, WetTriangles, is_fast_power};
 
 /// What a body's lock adds before it in its slot (`std`'s `Mutex` keeps its lock word and
 /// poison flag ahead of the value; were that to change, prefetches would only be a line
@@ -160,7 +159,7 @@ impl Body {
     /// misses the processor's own prefetcher does not foresee (1000 and 10000 boxes on
     /// Perlin water: -7 % per step, on one thread and on two).
     pub(crate) fn prefetch(&self) {
-        self.buffers(&mut |start, bytes| crate::prefetch::prefetch(start, bytes.min(PREFETCH_BYTES)));
+        self.buffers(&mut |start, bytes| crate::runtime::prefetch::prefetch(start, bytes.min(PREFETCH_BYTES)));
     }
 
     /// Asks the processor to start loading what a step in the lanes
@@ -171,10 +170,10 @@ impl Body {
     /// the buffers' addresses here waits for them.)
     pub(crate) fn prefetch_for_lanes(&self) {
         fn buffer<T>(v: &[T]) {
-            crate::prefetch::prefetch(v.as_ptr().cast(), std::mem::size_of_val(v).min(PREFETCH_BYTES));
+            crate::runtime::prefetch::prefetch(v.as_ptr().cast(), std::mem::size_of_val(v).min(PREFETCH_BYTES));
         }
         let written = &self.replays[self.latest ^ 1];
-        crate::prefetch::prefetch(std::ptr::from_ref(written).cast(), std::mem::size_of_val(written));
+        crate::runtime::prefetch::prefetch(std::ptr::from_ref(written).cast(), std::mem::size_of_val(written));
         // (Not `samples`: `prepare` writes the next set, which the lanes then read.)
         // (Nor its vertices: a body of the lanes' does not keep them.)
         let next = &self.next_samples;
@@ -427,4 +426,51 @@ impl Output {
 /// side.
 pub(crate) fn piece_buffers(triangles: usize) -> (Vec<[DVec3; 3]>, Vec<u32>) {
     (Vec::with_capacity(2 * triangles), Vec::with_capacity(2 * triangles))
+}
+
+/// Per-vertex results of sampling the water.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Samples {
+    /// Hull vertices relative to the body origin, world axes. (Boxed slices: sized once
+    /// with the hull, and 8 bytes fewer each than a `Vec` among the fields every step
+    /// reads.)
+    pub vertices: Box<[DVec3]>,
+    /// Height of each vertex above the water.
+    pub heights: Box<[f64]>,
+    /// Water particle velocity at each vertex, current included (when sampled).
+    pub velocities: Box<[DVec3]>,
+    /// Mean water velocity over the vertices under water.
+    pub mean_velocity: DVec3,
+    /// The body origin's height and the level of flat water: every vertex's height is then
+    /// `(origin + y) - level`, which the loops compute instead of reading it.
+    pub flat: Option<(f64, f64)>,
+    /// Whether `vertices` holds this step's: a body of the lanes' leaves them to be
+    /// turned again where they are read (the lanes, a replay), since writing them is
+    /// three cache lines per box among 10000 ([`Samples::turn`]).
+    pub turned: bool,
+}
+
+impl Samples {
+    pub(crate) fn sized(n: usize) -> Self {
+        Self {
+            vertices: vec![DVec3::ZERO; n].into_boxed_slice(),
+            heights: vec![0.0; n].into_boxed_slice(),
+            velocities: vec![DVec3::ZERO; n].into_boxed_slice(),
+            mean_velocity: DVec3::ZERO,
+            flat: None,
+            turned: false,
+        }
+    }
+
+    /// The hull's vertices turned by `state`'s rotation into `vertices`, if they are not
+    /// there yet: the same arithmetic as `Body::sample_water`, the same bits.
+    pub(crate) fn turn(&mut self, positions: &[DVec3], state: &BodyState) {
+        if !self.turned {
+            let rotation = DMat3::from_quat(state.rotation);
+            for (rel, local) in self.vertices.iter_mut().zip(positions) {
+                *rel = rotation * *local;
+            }
+            self.turned = true;
+        }
+    }
 }

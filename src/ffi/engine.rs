@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use super::guard::{call, output, slice, slice_mut, with_world};
 use super::types::*;
 use crate::error::{Error, ErrorKind, Result};
-use crate::tasks::TaskSystem;
+use crate::runtime::tasks::TaskSystem;
 use crate::world::{BodyId, World};
 
 // ---------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@
 use glam::DVec3;
 
 use super::row::{add, cross, scale};
-use crate::clip::Tri;
+use crate::hull::clip::Tri;
 
 /// `sum_k (p + q)_k (h_p + h_q)_k` over the edges `(a, b)`, `(b, c)`, `(c, a)`: four
 /// times the depth-weighted sum of the edge midpoints, from which both the centre of

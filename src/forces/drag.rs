@@ -36,9 +36,9 @@
 //! `cos^(1/2)` has no derivative (the three-point rule: 0.07 % and 3.5 %); at a spread of
 //! 3 it misses most of the drag.
 
+use super::motion::{DragParams, Motion};
 use super::pressure_drag::{DragCoefficients, pressure_drag_row, spread_power};
 use super::row::{add, cross, dot, pick, scale, sub};
-use crate::whole_triangles::{DragParams, Motion};
 
 /// `|omega| r` above this fraction of the centroid's speed takes a piece's drag to three
 /// points.

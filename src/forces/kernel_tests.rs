@@ -6,10 +6,10 @@ use glam::DVec3;
 use super::air::{air_force, air_row};
 use super::buoyancy::{SubmergedVolume, depth_weighted_midpoints, pressure, pressure_about, volume_row};
 use super::drag::{DragConstants, centroid_and_radius, drag_at, drag_points, needs_three_points};
+use super::motion::{DragParams, Motion};
 use super::pressure_drag::{DragCoefficients, pressure_drag_force};
 use super::viscous::viscous_force;
-use crate::clip::Tri;
-use crate::whole_triangles::{DragParams, Motion};
+use crate::hull::clip::Tri;
 
 /// A small deterministic generator (no dependency), for the crate's kernel tests.
 pub(crate) struct Lcg(pub u64);

@@ -3,8 +3,8 @@
 //!
 //! Each per-triangle force is written once, here, as a row function on plain numbers
 //! (`[f64; 3]` vectors, `row`) that every path of the step calls, inlined into its
-//! vector loop: the whole triangles' loops (`crate::whole_triangles`), the bodies in
-//! lanes (`crate::lanes`), the cut pieces, and the one-at-a-time code and the replay
+//! vector loop: the whole triangles' loops (`crate::loops::whole`), the bodies in
+//! lanes (`crate::loops::lanes`), the cut pieces, and the one-at-a-time code and the replay
 //! (through the scalar functions, thin callers of the same rows, which add only what the
 //! loops never take: `powf` for uncommon powers). A row is the loops' form of its formula,
 //! multiplied out where a division or a root would cost a vector loop its speed; its docs
@@ -23,7 +23,7 @@
 //!
 //! `kernel_tests` and the modules' tests check each row against its formula written
 //! plainly (and the analytic integral it stands for), to rounding. One other form
-//! remains on purpose: `crate::flat_moments` sums the pressure and the volume over the
+//! remains on purpose: `crate::hull::flat_moments` sums the pressure and the volume over the
 //! wholly wet triangles of a body on flat water as polynomials integrated once per hull,
 //! not per triangle (its tests compare it, to rounding, with the same terms summed one
 //! triangle at a time).
@@ -35,6 +35,7 @@ pub mod damping;
 pub(crate) mod drag;
 pub mod limiter;
 pub mod lumped;
+pub(crate) mod motion;
 pub mod pressure_drag;
 pub(crate) mod row;
 pub mod slamming;

@@ -8,7 +8,7 @@ use super::pass_one::PassOne;
 use crate::body::{BuoyancyModel, Kind, Sink, StepInputs};
 use crate::forces::viscous;
 use crate::forces::{FORCE_LUMPED_RESISTANCE, FORCE_PRESSURE_DRAG, FORCE_VISCOUS};
-use crate::whole_triangles::DragParams;
+use crate::loops::whole::DragParams;
 
 /// What the step derives between its two passes.
 #[derive(Clone, Copy, Debug)]

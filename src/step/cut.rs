@@ -1,6 +1,6 @@
 //! Stage 3, pass one's triangles cut by the water: eight at a time through the lanes'
 //! code (one triangle in each lane) when it computes this body's forces, otherwise one
-//! at a time through Kerner's clipping ([`crate::clip`]), their pieces gathered into
+//! at a time through Kerner's clipping ([`crate::hull::clip`]), their pieces gathered into
 //! blocks for the whole triangles' loop when there are enough of them.
 //!
 //! Every function here is `#[inline(always)]`, where this code used to be a macro: the
@@ -15,12 +15,12 @@ use glam::DVec3;
 use super::Step;
 use super::pass_one::{CutSums, Sum};
 use crate::body::{BuoyancyModel, Kind, Sink};
-use crate::clip::{self, Tri};
 use crate::forces::slamming::{SlammingBlock, SlammingHistory, SlammingParams};
 use crate::forces::{air, buoyancy, slamming};
-use crate::lanes::{self, LANES, LaneMotion, LaneVectors};
-use crate::sections::{self, Section};
-use crate::whole_triangles::{PiecePass, Scratch};
+use crate::hull::clip::{self, Tri};
+use crate::loops::lanes::{self, LANES, LaneMotion, LaneVectors};
+use crate::loops::whole::{PiecePass, Scratch};
+use crate::runtime::profile::{self, Section};
 
 /// Cut triangles from which a step runs their pieces through the whole triangles' loop.
 const MIN_CUT_FOR_PIECE_PASS: usize = 16;
@@ -64,7 +64,7 @@ impl Step<'_> {
         record: impl FnMut(&mut Vec<(u32, DVec3)>, usize, DVec3),
         sink: &mut S,
     ) -> CutSums {
-        let _timer = sections::time(Section::CutTriangles);
+        let _timer = profile::time(Section::CutTriangles);
         if self.lanes_cut {
             self.cut_in_lanes(cut, aside)
         } else {

@@ -13,26 +13,29 @@
 //! 6. finish ([`finish`]): damping, the lumped resistance, the limiter, added mass;
 //! 7. commit ([`commit`]): the new slamming history and samples replace the old only now.
 //!
-//! `Body::run` strings stages 3 to 6 together for one body; [`lanes`] takes the same
-//! stages for up to eight small bodies at once, one in each vector lane.
+//! `Body::run` strings stages 3 to 6 together for one body; [`group`] takes the same
+//! stages for up to eight small bodies at once, one in each vector lane; [`replay`] runs
+//! a body's last step again for the detail getters.
 
 pub(crate) mod after_pass_one;
 pub(crate) mod commit;
 pub(crate) mod cut;
 pub(crate) mod finish;
-pub(crate) mod lanes;
+pub(crate) mod group;
 pub(crate) mod pass_one;
 pub(crate) mod pass_two;
+pub(crate) mod replay;
 pub(crate) mod sample;
+#[cfg(test)]
+mod tests;
 
 use glam::{DMat3, DVec3};
 
-pub(crate) use lanes::step_in_lanes;
-pub(crate) use sample::Samples;
+pub(crate) use group::step_in_lanes;
 use sample::sample_water_for_cpu;
 
 use crate::body::{
-    Body, BodyForces, BodyState, BuoyancyModel, Conditions, Derived, Discard, Output, Replay, Sink, StepDesc,
+    Body, BodyForces, BodyState, BuoyancyModel, Conditions, Derived, Discard, Output, Replay, Samples, Sink, StepDesc,
 };
 use crate::error::Result;
 use crate::forces::air::air_factor;
@@ -41,11 +44,11 @@ use crate::forces::{
     FORCE_AIR, FORCE_DAMPING, FORCE_LUMPED_RESISTANCE, FORCE_PRESSURE_DRAG, FORCE_SLAMMING, FORCE_VISCOUS,
 };
 use crate::hull::Hull;
-use crate::lanes::{PassOneConstants, Single};
-use crate::sections::{self, Section};
-use crate::team::{Helper, Team};
+use crate::loops::lanes::{PassOneConstants, Single};
+use crate::loops::whole::{ChunkOutput, History, Mesh, Motion, Pressure, WetTriangles, WholeParams, is_fast_power};
+use crate::runtime::profile::{self, Section};
+use crate::runtime::team::{Helper, Team};
 use crate::water::Water;
-use crate::whole_triangles::{ChunkOutput, History, Mesh, Motion, Pressure, WetTriangles, WholeParams, is_fast_power};
 
 /// What a step needs from the world.
 #[derive(Clone, Copy, Debug)]
@@ -77,7 +80,7 @@ pub struct Environment<'a> {
     pub(crate) helper: Option<&'a Helper>,
     /// The host's job system, for a big hull stepped on its own (a world given one has no
     /// pool and no helper).
-    pub(crate) tasks: Option<&'a dyn crate::tasks::TaskSystem>,
+    pub(crate) tasks: Option<&'a dyn crate::runtime::tasks::TaskSystem>,
 }
 
 impl<'a> Environment<'a> {
@@ -113,7 +116,7 @@ impl Body {
     /// calls the host's water, so a batch runs it on the caller's thread for such water.
     /// On failure the body is as it was.
     pub(crate) fn prepare(&mut self, state: &BodyState, env: &Environment<'_>) -> Result<()> {
-        let _timer = sections::time(Section::Prepare);
+        let _timer = profile::time(Section::Prepare);
         let velocities = self.needs_water_velocity(env);
         let mut next = std::mem::take(&mut self.next_samples);
         let sampled = sample_water_for_cpu(self, state, env, velocities, &mut next);
@@ -135,7 +138,7 @@ impl Body {
             let [forces] = forces;
             return forces;
         }
-        let _timer = sections::time(Section::Compute);
+        let _timer = profile::time(Section::Compute);
         compute_for_cpu(self, state, dt, env)
     }
 
@@ -329,7 +332,7 @@ impl<'a> Step<'a> {
             lumped_air: lumped.then_some(air_relative),
         };
         // A big hull's cut triangles go eight at a time through the code that steps small
-        // hulls in lanes (`crate::lanes`, one triangle in each lane) when it computes this
+        // hulls in lanes (`crate::loops::lanes`, one triangle in each lane) when it computes this
         // body's forces: one at a time, with their pieces gathered into blocks, they cost
         // six times a whole triangle (a floating bunny: 120 of 3674 triangles, a sixth of
         // its step).

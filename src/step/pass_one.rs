@@ -1,6 +1,6 @@
 //! Stage 3, pass one: every triangle clipped at the waterline and the hydrostatic,
 //! slamming and air forces summed. Whole triangles (wholly under or above the water) go
-//! through the vectorised loops of [`crate::whole_triangles`] by chunks of rows, shared
+//! through the vectorised loops of [`crate::loops::whole`] by chunks of rows, shared
 //! with the step's team for a big hull; the cut ones through [`super::cut`].
 
 use glam::DVec3;
@@ -8,12 +8,12 @@ use glam::DVec3;
 use super::{Rows, Step};
 use crate::body::{Output, Sink};
 use crate::forces::buoyancy;
-use crate::sections::{self, Section};
-use crate::team::Team;
-use crate::whole_triangles::{
+use crate::loops::whole::{
     ChunkOutput, History, HistoryChunk, HistoryChunkMut, Mesh, PARALLEL_ROWS, Scratch, WetRowsMut, WetTriangles,
     WholeSums, chunk_ranges, whole_pass,
 };
+use crate::runtime::profile::{self, Section};
+use crate::runtime::team::Team;
 
 /// What the first pass sums: the hydrostatic, slamming and air forces with their moments
 /// about the centre of mass, and the wetted and emerged surfaces' integrals.
@@ -117,7 +117,7 @@ impl Step<'_> {
             // it just computed, while the team starts on the whole triangles' chunks; then
             // this thread takes chunks too (with the cut triangles on the other thread,
             // they took 60 % longer).
-            let _timer = sections::time(Section::WholePass);
+            let _timer = profile::time(Section::WholePass);
             let mesh = self.mesh();
             let cut_sums = team.share(
                 || {
@@ -138,7 +138,7 @@ impl Step<'_> {
         } else {
             let sums = if self.loops {
                 {
-                    let _timer = sections::time(Section::WholePass);
+                    let _timer = profile::time(Section::WholePass);
                     let mesh = self.mesh();
                     whole_chunks(chunks, history, wet, self.prior, hull.columns.len())
                         .for_each(|chunk| self.whole_chunk(&mesh, chunk));

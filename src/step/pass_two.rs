@@ -13,13 +13,13 @@ use crate::forces::drag::{centroid_and_radius, drag_points, needs_three_points};
 use crate::forces::pressure_drag::pressure_drag_force;
 use crate::forces::row::{dot, point_velocity, sub};
 use crate::forces::viscous;
-use crate::lanes::{self, LANES, LaneMotion};
-use crate::sections::{self, Section};
-use crate::team::Team;
-use crate::whole_triangles::{
+use crate::loops::lanes::{self, LANES, LaneMotion};
+use crate::loops::whole::{
     ChunkOutput, DragConstants, DragParams, DragSums, Motion, PARALLEL_ROWS, Scratch, WetRows, chunk_ranges, drag_pass,
     drag_pieces,
 };
+use crate::runtime::profile::{self, Section};
+use crate::runtime::team::Team;
 
 impl Step<'_> {
     /// Pass two: the viscous force, the pressure drag and their moment about the centre
@@ -69,7 +69,7 @@ impl Step<'_> {
         } = rows;
         let (cut, normals, waters): (&[u32], &[DVec3], &[DVec3]) = (cut, normals, water_velocities);
         let count = self.hull.columns.len();
-        let timer = sections::time(Section::DragPass);
+        let timer = profile::time(Section::DragPass);
         let each = chunk_ranges(count).zip(chunks.iter_mut()).zip(wet.chunks());
         let piece_sums = if team.is_shared() && count > PARALLEL_ROWS {
             // This thread's share begins with the pieces, the others' with the chunks.
@@ -142,7 +142,7 @@ impl Step<'_> {
 /// Viscous and pressure drag on one submerged piece of unit normal `normal` in water
 /// moving at `water`, by the one-point rule or, when the rotation spreads the velocity
 /// across the piece, the three-point rule
-/// ([`crate::whole_triangles`]). Returns the viscous force, the pressure drag and their
+/// ([`crate::loops::whole`]). Returns the viscous force, the pressure drag and their
 /// moment about the centre of mass.
 fn piece_drag<S: Sink>(
     piece: [DVec3; 3],

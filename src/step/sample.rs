@@ -5,58 +5,11 @@
 use glam::{DMat3, DVec3};
 
 use super::Environment;
-use crate::body::{Body, BodyState};
+use crate::body::{Body, BodyState, Samples};
 use crate::error::Result;
-use crate::team::Team;
+use crate::loops::whole::PARALLEL_ROWS;
+use crate::runtime::team::Team;
 use crate::water::Water;
-use crate::whole_triangles::PARALLEL_ROWS;
-
-/// Per-vertex results of sampling the water.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Samples {
-    /// Hull vertices relative to the body origin, world axes. (Boxed slices: sized once
-    /// with the hull, and 8 bytes fewer each than a `Vec` among the fields every step
-    /// reads.)
-    pub vertices: Box<[DVec3]>,
-    /// Height of each vertex above the water.
-    pub heights: Box<[f64]>,
-    /// Water particle velocity at each vertex, current included (when sampled).
-    pub velocities: Box<[DVec3]>,
-    /// Mean water velocity over the vertices under water.
-    pub mean_velocity: DVec3,
-    /// The body origin's height and the level of flat water: every vertex's height is then
-    /// `(origin + y) - level`, which the loops compute instead of reading it.
-    pub flat: Option<(f64, f64)>,
-    /// Whether `vertices` holds this step's: a body of the lanes' leaves them to be
-    /// turned again where they are read (the lanes, a replay), since writing them is
-    /// three cache lines per box among 10000 ([`Samples::turn`]).
-    pub turned: bool,
-}
-
-impl Samples {
-    pub(crate) fn sized(n: usize) -> Self {
-        Self {
-            vertices: vec![DVec3::ZERO; n].into_boxed_slice(),
-            heights: vec![0.0; n].into_boxed_slice(),
-            velocities: vec![DVec3::ZERO; n].into_boxed_slice(),
-            mean_velocity: DVec3::ZERO,
-            flat: None,
-            turned: false,
-        }
-    }
-
-    /// The hull's vertices turned by `state`'s rotation into `vertices`, if they are not
-    /// there yet: the same arithmetic as `Body::sample_water`, the same bits.
-    pub(crate) fn turn(&mut self, positions: &[DVec3], state: &BodyState) {
-        if !self.turned {
-            let rotation = DMat3::from_quat(state.rotation);
-            for (rel, local) in self.vertices.iter_mut().zip(positions) {
-                *rel = rotation * *local;
-            }
-            self.turned = true;
-        }
-    }
-}
 
 impl Body {
     /// Transforms every vertex once into `out` and measures its height above the water,

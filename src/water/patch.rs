@@ -19,8 +19,8 @@ use multiversion::multiversion;
 
 use super::Water;
 use crate::error::Result;
-use crate::sections::{self, Section};
-use crate::team::Team;
+use crate::runtime::profile::{self, Section};
+use crate::runtime::team::Team;
 
 /// A water patch's grid and what the water answered there.
 #[derive(Clone, Debug, Default)]
@@ -88,10 +88,10 @@ impl WaterPatch {
         };
         match velocities {
             Some(velocities) => {
-                let timer = sections::time(Section::PatchWater);
+                let timer = profile::time(Section::PatchWater);
                 self.sample_water(water, time, team)?;
                 timer.stop();
-                let _timer = sections::time(Section::PatchInterpolation);
+                let _timer = profile::time(Section::PatchInterpolation);
                 for ((packed, &h), v) in self.packed.iter_mut().zip(&self.heights).zip(&self.velocities) {
                     *packed = [h, v.x, v.y, v.z];
                 }
@@ -113,10 +113,10 @@ impl WaterPatch {
                 }
             }
             None => {
-                let timer = sections::time(Section::PatchWater);
+                let timer = profile::time(Section::PatchWater);
                 water.sample_into(&self.points, time, &mut self.heights, None, None)?;
                 timer.stop();
-                let _timer = sections::time(Section::PatchInterpolation);
+                let _timer = profile::time(Section::PatchInterpolation);
                 interpolate(&grid, points, &self.heights, heights);
             }
         }
@@ -128,7 +128,7 @@ impl WaterPatch {
     /// The water's height and velocity at the grid points, in two fixed halves, the second
     /// starting its own solver chain (Gerstner), whatever the threads: the numbers are the
     /// same whether the halves run one after the other or side by side. Side by side only
-    /// with the world's helper thread, which is awake by then ([`crate::team`]); a pool
+    /// with the world's helper thread, which is awake by then ([`crate::runtime::team`]); a pool
     /// thread would be asleep at the start of a step, and waking it for half of ~11 µs of
     /// Gerstner sums made the section 40 % slower (docs/performance-history.md, eighth round). Never for
     /// the host's own water, which is asked from its thread only.
@@ -400,7 +400,7 @@ mod tests {
             (heights, velocities)
         };
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-        let helper = crate::team::Helper::start("test-helper").unwrap();
+        let helper = crate::runtime::team::Helper::start("test-helper").unwrap();
         let alone = run(Team::Alone);
         for shared in [pool.install(|| run(Team::Pool)), run(Team::Helper(&helper))] {
             assert!(alone.0.iter().all(|h| h.is_finite()) && alone.0.iter().any(|&h| h != alone.0[0]));

@@ -14,14 +14,14 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use rayon::prelude::*;
 
 use super::{BodyId, Workers, World, lock, not_a_body};
-use crate::body::{Body, BodyForces, BodyState, CHECKED_BYTES, Environment, LANES_HOT_BYTES, LaneKey, check_dt};
+use crate::body::{Body, BodyForces, BodyState, CHECKED_BYTES, LANES_HOT_BYTES, LaneKey, check_dt};
 use crate::error::{Error, ErrorKind, Result};
 use crate::handle::Slots;
-use crate::lanes::LANES;
-use crate::sections::{self, Section};
-use crate::step::step_in_lanes;
-use crate::tasks::TaskSystem;
-use crate::team::Team;
+use crate::loops::lanes::LANES;
+use crate::runtime::profile::{self, Section};
+use crate::runtime::tasks::TaskSystem;
+use crate::runtime::team::Team;
+use crate::step::{Environment, step_in_lanes};
 
 /// Batches of this many bodies or more ask for the bodies their checks will read, and for
 /// each next body's buffers when bodies are stepped one at a time ([`Body::prefetch`]):
@@ -175,7 +175,7 @@ impl Batch {
     }
 
     /// Checks every id and (unless reused) groups the bodies: those of one small hull and
-    /// one lane key in groups of eight, one in each vector lane (`crate::lanes`; each
+    /// one lane key in groups of eight, one in each vector lane (`crate::loops::lanes`; each
     /// body's forces are the same bits in any group, or alone), in the order of the
     /// batch; the others one at a time. In the same pass over the bodies as the checks
     /// (each pass is a cache miss per body in a big batch). The states are validated
@@ -440,7 +440,7 @@ impl<S, F: Fn(&S) -> BodyState> Stepping<'_, S, F> {
         // And the host's state of the next group's body, which this thread reads
         // (and checks) first.
         if let Some(state) = Self::ahead(group, k, forward).and_then(|i| self.states.get(i)) {
-            crate::prefetch::prefetch(std::ptr::from_ref(state).cast(), std::mem::size_of_val(state));
+            crate::runtime::prefetch::prefetch(std::ptr::from_ref(state).cast(), std::mem::size_of_val(state));
         }
     }
 
@@ -469,7 +469,7 @@ impl<S, F: Fn(&S) -> BodyState> Stepping<'_, S, F> {
             // are megabytes in a big batch, out of the caches by the next step.
             if self.prefetch_lanes {
                 let result = &group.results[k];
-                crate::prefetch::prefetch(std::ptr::from_ref(result).cast(), std::mem::size_of_val(result));
+                crate::runtime::prefetch::prefetch(std::ptr::from_ref(result).cast(), std::mem::size_of_val(result));
             }
         }
         if prepared.iter().all(|&p| p) {
@@ -516,7 +516,7 @@ impl World {
         // thread, woken now so that it is running by the time the checks are done.
         let batch_helper = ids.len() > 1 && self.wake_helper(true);
         let mut batch = Batch::open(&mut self.batch, ids, self.water.is_serial());
-        let checks = sections::time(Section::BatchChecks);
+        let checks = profile::time(Section::BatchChecks);
         let checked = batch.check_and_group(&mut self.bodies, ids, states, &state_of);
         checks.stop();
         let stepped = checked.and_then(|()| {
@@ -571,7 +571,7 @@ impl World {
             prefetch_lanes: ids.len() >= PREFETCH_LANES_FROM_BODIES,
         };
         let batch_helper = if batch_helper { self.helper.as_ref() } else { None };
-        let timer = sections::time(Section::BatchGroups);
+        let timer = profile::time(Section::BatchGroups);
         let step_group = |group: &mut BatchGroup, forward: bool| stepping.step_group(group, forward);
         let groups = &mut batch.groups;
         match &self.pool {
@@ -606,7 +606,7 @@ impl World {
         batch_helper: bool,
         write: &(impl Fn(&BodyForces, &mut O) + Sync),
     ) {
-        let _timer = sections::time(Section::BatchWrite);
+        let _timer = profile::time(Section::BatchWrite);
         // The outputs from `start` on, in `part`: every group is looked at, the members
         // in that range written.
         let write_part = |start: usize, part: &mut [O]| {

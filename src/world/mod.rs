@@ -7,6 +7,7 @@
 //! bit-identical to stepping them one by one, whatever the thread count.
 
 mod batch;
+mod snapshot;
 #[cfg(test)]
 mod tests;
 
@@ -15,23 +16,15 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use glam::{DQuat, DVec3, Vec3};
 
 use self::batch::BatchMemory;
-use crate::body::{Body, BodyDesc, BodyForces, BodyState, Environment, check_dt};
+use crate::body::{Body, BodyDesc, BodyForces, BodyState, check_dt};
 use crate::error::{Error, Result, non_negative_up_to, positive_up_to, within};
+pub use crate::handle::{BodyId, HullId};
 use crate::handle::{HandleKind, Slots};
 use crate::hull::{Hull, HullDesc, HullInfo};
-use crate::tasks::TaskSystem;
-use crate::team::Helper;
+use crate::runtime::tasks::TaskSystem;
+use crate::runtime::team::Helper;
+use crate::step::Environment;
 use crate::water::Water;
-
-/// A hull's id within its world (a C ABI `KeelHull`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[repr(transparent)]
-pub struct HullId(pub u64);
-
-/// A body's id within its world (a C ABI `KeelBody`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[repr(transparent)]
-pub struct BodyId(pub u64);
 
 /// The largest water animation time, s (30,000 years).
 pub const MAX_TIME: f64 = 1e12;
@@ -249,7 +242,7 @@ impl World {
         Self::build(desc, pool, None)
     }
 
-    /// A world whose parallel work runs on the host's job system ([`crate::tasks`]): a
+    /// A world whose parallel work runs on the host's job system ([`crate::runtime::tasks`]): a
     /// batch's groups of bodies, a big body's sections stepped alone. It starts no thread
     /// of its own (`desc.thread_count` is not used), and its results are the bits of a
     /// world with its own threads.
@@ -497,7 +490,7 @@ impl World {
     pub fn hull_inertia(&self, id: HullId, mass: f64) -> Result<(DVec3, DQuat)> {
         positive_up_to("mass", mass, crate::body::MAX_MASS)?;
         let hull = &self.hull_entry(id)?.hull;
-        let (moments, axes) = crate::inertia::principal_axes(hull.unit_inertia() * mass);
+        let (moments, axes) = crate::hull::inertia::principal_axes(hull.unit_inertia() * mass);
         // A flat sheet's smallest moment is zero, and may round below it.
         Ok((moments.max(DVec3::ZERO), axes))
     }
@@ -643,7 +636,7 @@ impl World {
     /// (which this starts the first time and wakes): a big one in a two-thread world.
     /// With more threads the pool shares it: it has more of them. (On two, the step stays
     /// on the host's thread beside the helper: the pool's hand-overs cost a tenth of
-    /// such a step, `crate::team`.) Not if no thread could be started, or if this
+    /// such a step, `crate::runtime::team`.) Not if no thread could be started, or if this
     /// process may use one processor only: the pool then does it.
     fn wake_helper(&mut self, divisible: bool) -> bool {
         if !divisible || self.thread_count() != 2 || self.tasks.is_some() {

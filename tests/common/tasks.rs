@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
-use keel::tasks::TaskSystem;
+use keel::runtime::tasks::TaskSystem;
 
 /// Runs every task on the calling thread, in one range.
 #[derive(Debug, Default)]

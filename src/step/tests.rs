@@ -5,20 +5,20 @@ use std::sync::Arc;
 
 use glam::{DQuat, DVec3};
 
-use super::replay::Detail;
 use super::*;
+use crate::body::*;
 use crate::error::Result;
 use crate::forces::pressure_drag::pressure_drag_force;
 use crate::forces::*;
 use crate::hull::Hull;
 use crate::hull::{HullDesc, box_mesh};
-use crate::lanes::LANES;
+use crate::loops::lanes::LANES;
+use crate::loops::whole::Motion;
+use crate::runtime::team::Team;
 use crate::step::pass_two::drag_rule;
 use crate::step::step_in_lanes;
-use crate::team::Team;
 use crate::water::FlatWater;
 use crate::water::Water;
-use crate::whole_triangles::Motion;
 
 fn env(water: &Water) -> Environment<'_> {
     Environment {
@@ -162,7 +162,7 @@ fn whole_triangles_in_loops_give_the_forces_of_the_one_at_a_time_code() {
         hull_of(&soup_v, &soup_i),
         hull_of(&fine_v, &fine_i),
     ];
-    assert!(hulls[3].columns.len() > 2 * crate::whole_triangles::CHUNK_ROWS);
+    assert!(hulls[3].columns.len() > 2 * crate::loops::whole::CHUNK_ROWS);
     let waters = [
         Water::Flat(FlatWater { level: 0.2 }),
         Water::Gerstner(
@@ -473,7 +473,7 @@ fn drag_rule_error(spread: f64, three_points: bool) -> (f64, f64) {
         }
         let reference = reference / count as f64;
         let points: Vec<_> = drag_rule([a, b, cc], normal, DVec3::ZERO, &motion, three_points).collect();
-        if !three_points && spread < crate::whole_triangles::ONE_POINT_SPREAD {
+        if !three_points && spread < crate::loops::whole::ONE_POINT_SPREAD {
             assert_eq!(points.len(), 1, "the rule takes one point at spread {spread}");
         }
         let rule: DVec3 = if three_points || points.len() == 1 {

@@ -1,7 +1,7 @@
 //! Bodies of one small hull stepped eight at a time, one body in each vector lane.
 //!
 //! A box has 12 triangles. Stepped alone, its few rows leave the vector loops of
-//! [`crate::whole_triangles`] mostly empty and their fixed costs (constants, block
+//! [`crate::loops::whole`] mostly empty and their fixed costs (constants, block
 //! buffers, lane sums) spread over a dozen triangles; its eight cut triangles go one at a
 //! time through the clipping code. Here the lanes hold eight bodies that share a hull
 //! and a description, and the loop runs over the hull's triangles: the corners of
@@ -10,10 +10,10 @@
 //! instructions.
 //!
 //! Clipping has no branches: each triangle gives at most two pieces under the water and
-//! two above ([`crate::clip`]'s case table, the same cut points to the bit), and a missing
+//! two above ([`crate::hull::clip`]'s case table, the same cut points to the bit), and a missing
 //! piece is all three corners on one point, whose area, and so every force on it, is
 //! zero. The forces are those of [`crate::forces`] in the arithmetic of
-//! [`crate::whole_triangles`]: exact hydrostatic pressure and the divergence theorem's
+//! [`crate::loops::whole`]: exact hydrostatic pressure and the divergence theorem's
 //! volume on the pieces under water, slamming per triangle against its last step, air on
 //! the pieces above, and in the second pass viscous and pressure drag by the one-point
 //! or the three-point rule (three points either way: the centroid with all the area and
@@ -44,7 +44,7 @@ use crate::forces::slamming::{SlammingConstants, SlammingParams, slamming_row};
 use glam::DVec3;
 
 use crate::hull::Hull;
-use crate::whole_triangles::{History, HistoryChunk, HistoryChunkMut, narrow};
+use crate::loops::whole::{History, HistoryChunk, HistoryChunkMut, narrow};
 
 /// Bodies per group.
 pub(crate) const LANES: usize = 8;
@@ -136,14 +136,14 @@ struct Clipped {
 }
 
 /// Where the edge from `u` (under water) to `a` meets the surface, as
-/// [`crate::clip`] computes it; `cut` false gives a finite point of no use.
+/// [`crate::hull::clip`] computes it; `cut` false gives a finite point of no use.
 #[inline(always)]
 fn cut_point(cut: bool, u: [f64; 3], du: f64, a: [f64; 3], da: f64) -> [f64; 3] {
     let t = du / if cut { du - da } else { 1.0 };
     add(u, scale(sub(a, u), t))
 }
 
-/// [`crate::clip::clip`] without branches.
+/// [`crate::hull::clip::clip`] without branches.
 #[inline(always)]
 fn clip(p: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
     let u = [h[0] < 0.0, h[1] < 0.0, h[2] < 0.0];
@@ -1069,8 +1069,8 @@ impl LaneScratch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clip::{self, Tri};
     use crate::forces::kernel_tests::Lcg;
+    use crate::hull::clip::{self, Tri};
 
     fn bits(p: &Piece) -> Vec<u64> {
         p.v.iter().flatten().chain(&p.h).map(|x| x.to_bits()).collect()

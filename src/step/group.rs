@@ -1,4 +1,4 @@
-//! Small bodies stepped eight at a time, one in each vector lane ([`crate::lanes`]): the
+//! Small bodies stepped eight at a time, one in each vector lane ([`crate::loops::lanes`]): the
 //! stages of [`Body::run`] for a group of bodies that share a lane key
 //! ([`Body::lane_key`]), each body's numbers in its own lane.
 
@@ -17,16 +17,16 @@ use crate::forces::buoyancy;
 use crate::forces::slamming::SlammingParams;
 use crate::forces::{FORCE_AIR, FORCE_SLAMMING};
 use crate::hull::Hull;
-use crate::lanes::{
+use crate::loops::lanes::{
     self, DragLanes, Group, LANES, LaneHistory, LaneMotion, LaneScratch, LaneVectors, PassOneConstants, PassOneSums,
     Single,
 };
-use crate::sections::{self, Section};
-use crate::whole_triangles::{DragConstants, DragParams, HistoryChunkMut, Motion, narrow};
+use crate::loops::whole::{DragConstants, DragParams, HistoryChunkMut, Motion, narrow};
+use crate::runtime::profile::{self, Section};
 
 /// Steps one to eight bodies for which [`Body::can_step_in_lanes`] holds and which share
 /// one [`Body::lane_key`], each after a successful [`Body::prepare`] with its state:
-/// [`crate::lanes`], compiled for the processor at hand. Each body's numbers are
+/// [`crate::loops::lanes`], compiled for the processor at hand. Each body's numbers are
 /// computed in its own lane, with no arithmetic across lanes: its forces are the same
 /// bits whichever bodies share the group, and whether it has any company (the spare
 /// lanes repeat the first body, and their results are dropped). The first
@@ -63,7 +63,7 @@ fn step_in_lanes_here(
     let Some(Some(first)) = bodies.first() else {
         return;
     };
-    let _timer = sections::time(Section::Compute);
+    let _timer = profile::time(Section::Compute);
     let hull = Arc::clone(&first.hull);
     // What the lanes share (the lane key's fields); the rest is each body's.
     let lanes = Lanes {
@@ -88,7 +88,7 @@ fn step_in_lanes_here(
         vertices,
         water: lanes.conditions.water_moves.then_some(&water[..]),
     };
-    let passes = sections::time(Section::LanePasses);
+    let passes = profile::time(Section::LanePasses);
     let one = lanes.pass_one(bodies, states, &group, &motion, &mass, prior, history);
     // Filled in place: returned by value, its 4.8 kB were copied once more per group.
     let mut middles = LaneMiddles {

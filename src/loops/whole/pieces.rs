@@ -199,7 +199,7 @@ impl Default for FacePieces {
 
 impl FacePieces {
     /// Adds a piece; true when the block is full.
-    fn push(&mut self, piece: &crate::clip::Tri, normal: DVec3, area: f64, centroid: DVec3) -> bool {
+    fn push(&mut self, piece: &crate::hull::clip::Tri, normal: DVec3, area: f64, centroid: DVec3) -> bool {
         let i = self.len;
         for (corner, p) in self.corners.iter_mut().zip(piece.v) {
             for (axis, value) in corner.iter_mut().zip(p.to_array()) {
@@ -252,7 +252,7 @@ impl PiecePass {
     pub fn add_wet(
         &mut self,
         scratch: &mut Scratch,
-        piece: &crate::clip::Tri,
+        piece: &crate::hull::clip::Tri,
         normal: DVec3,
         area: f64,
         centroid: DVec3,
@@ -266,7 +266,7 @@ impl PiecePass {
     pub fn add_dry(
         &mut self,
         scratch: &mut Scratch,
-        piece: &crate::clip::Tri,
+        piece: &crate::hull::clip::Tri,
         normal: DVec3,
         area: f64,
         centroid: DVec3,

@@ -1,10 +1,10 @@
 //! The pass over the triangles wholly under or wholly above the water.
 
 use super::*;
-use crate::flat_moments::HydrostaticSums;
 use crate::forces::air::{air_factor, air_row};
 use crate::forces::buoyancy::pressure_row;
 use crate::forces::slamming::{SlammingConstants, slamming_row};
+use crate::hull::flat_moments::HydrostaticSums;
 
 /// Forces on every triangle wholly under or above the water. Writes the slamming history
 /// of every triangle (the step then overwrites that of the cut ones), the triangles for
@@ -448,7 +448,7 @@ pub(super) fn whole_sums(
 /// `WET`/`DRY`: whether the block may hold wholly wet / wholly dry triangles (a block
 /// with only one kind skips the other's forces; one with both also finds the cut ones).
 /// `HYDRO`: whether the loop sums the wet rows' hydrostatics and wetted area (not when
-/// the block's moments gave them, [`crate::flat_moments`]).
+/// the block's moments gave them, [`crate::hull::flat_moments`]).
 #[inline(always)]
 pub(super) fn whole_block<
     C: Column,

@@ -142,7 +142,7 @@ pub(crate) fn drag_pass<'a, 'w>(
         };
         drag_rows(&centroids, n, &k, &mut three, &mut sums);
         // The triangles the rotation spreads (a third of a bunny's wet rows, in four
-        // fifths of its lane groups): packed into full groups (`crate::pack`), whose
+        // fifths of its lane groups): packed into full groups (`crate::loops::pack`), whose
         // rows then take their three edge midpoints, a third of the area each.
         let corners = cols
             .corners
@@ -223,7 +223,7 @@ type LaneVectors = [[f64; LANES]; 3];
 /// area.
 const PACKED_COLUMNS: usize = 1;
 
-/// The rows that take the three-point rule, packed (`crate::pack`) until they fill a
+/// The rows that take the three-point rule, packed (`crate::loops::pack`) until they fill a
 /// lane group: their corners (`3 c + axis`) in single precision as the hull keeps them
 /// (widened when read: 64-byte columns, whose packing writes never straddle two cache
 /// lines, and no widening of rows that are not packed), the wetted area (the whole

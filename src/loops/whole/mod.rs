@@ -17,7 +17,7 @@
 //! the compiler vectorises them (four triangles per AVX2 instruction, eight per AVX-512
 //! one: the loops are compiled with `multiversion` for the x86-64 baseline, AVX2 and
 //! AVX-512, whose 32 vector registers also spill less). A triangle cut by the water is
-//! marked and left to the step (`crate::lanes` eight at a time, or the clipping code one
+//! marked and left to the step (`crate::loops::lanes` eight at a time, or the clipping code one
 //! at a time); a triangle not wholly wet (dry) gives zero wet (dry) forces. The loops
 //! keep their sums in eight lanes, one triangle (or drag point) in each, read as groups
 //! of eight rows copied out of the columns: the loop then has nothing to check or alias,
@@ -33,13 +33,13 @@
 //! heights are `up . p` per corner, the same arithmetic as the vertex heights to the bit;
 //! other water is sampled once per vertex and gathered. Under flat water, a block (32
 //! rows) whose bounding box is above the water is dry without heights, and one below it
-//! wet: its hydrostatics come from the block's moments ([`crate::flat_moments`]), and
+//! wet: its hydrostatics come from the block's moments ([`crate::hull::flat_moments`]), and
 //! its loop only does slamming and what the step keeps per row.
 //!
 //! Drag is integrated over a piece by the one-point or the three-point rule
 //! ([`crate::forces::drag`], which gives their accuracy).
 //! The drag loop does the one-point rule for every wet triangle, then packs the rows
-//! that need three points into full groups of eight ([`crate::pack`]) and evaluates their
+//! that need three points into full groups of eight ([`crate::loops::pack`]) and evaluates their
 //! edge midpoints. The cut triangles' pieces come in blocks from the step (`drag_pieces`), where
 //! each piece's rule is chosen in the loop and both rules' points are evaluated, the
 //! one not taken with zero area: four evaluations per piece in vector code cost less
@@ -53,19 +53,18 @@ use glam::{DMat3, DVec3};
 use multiversion::multiversion;
 use multiversion::target::match_target;
 
-use crate::flat_moments::FlatPose;
 #[cfg(test)]
 pub(crate) use crate::forces::drag::ONE_POINT_SPREAD;
 pub(crate) use crate::forces::drag::{DragConstants, drag_at, needs_three_points};
-use crate::forces::pressure_drag::DragCoefficients;
+pub(crate) use crate::forces::motion::{DragParams, Motion};
 pub(crate) use crate::forces::pressure_drag::is_fast_power;
 pub(crate) use crate::forces::row::{cross, dot, scale, sub};
 use crate::forces::slamming::{SlammingBlock, SlammingParams};
 use crate::hull::TriangleColumns;
-use crate::pack::{self, PackColumn, PackColumn32};
+use crate::hull::flat_moments::FlatPose;
+use crate::loops::pack::{self, PackColumn, PackColumn32};
 
-/// Triangles per block: the block's per-triangle results (a few kB) stay in L1.
-pub(crate) const BLOCK: usize = 32;
+pub(crate) use crate::hull::BLOCK;
 
 /// The hull, turned, and the water under it.
 #[derive(Clone, Copy)]
@@ -80,14 +79,6 @@ pub(crate) struct Mesh<'a> {
     pub flat: Option<(f64, f64)>,
     /// Water velocity at each vertex, when it matters.
     pub water_velocities: Option<&'a [DVec3]>,
-}
-
-/// A rigid motion: `velocity + angular_velocity x (r - com)` at `r`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Motion {
-    pub com: DVec3,
-    pub velocity: DVec3,
-    pub angular_velocity: DVec3,
 }
 
 /// How hydrostatic pressure is summed on the wet triangles.
@@ -151,7 +142,7 @@ pub(crate) const CHUNK_ROWS: usize = 16 * BLOCK;
 pub(crate) const PARALLEL_ROWS: usize = 2 * CHUNK_ROWS;
 
 /// Hulls of at most this many rows can be stepped in lanes, eight bodies at a time
-/// ([`crate::lanes`]): their slamming history is one chunk.
+/// ([`crate::loops::lanes`]): their slamming history is one chunk.
 pub(crate) const LANES_MAX_ROWS: usize = 8 * BLOCK;
 const _: () = assert!(LANES_MAX_ROWS <= CHUNK_ROWS);
 
@@ -485,15 +476,6 @@ impl Column for f32 {
     }
 }
 
-/// What the drag pass computes.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct DragParams {
-    /// Water density and friction coefficient, when viscous resistance is on.
-    pub viscous: Option<(f64, f64)>,
-    /// Pressure drag coefficients, when pressure drag is on.
-    pub pressure: Option<DragCoefficients>,
-}
-
 /// Sums of the drag pass.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct DragSums {
@@ -544,6 +526,7 @@ pub(crate) use pieces::{PiecePass, Scratch, drag_pieces};
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::forces::pressure_drag::DragCoefficients;
 
     /// Row `j`'s numbers, distinct for every row and column.
     fn row(j: usize) -> DVec3 {

@@ -28,7 +28,7 @@ pub enum Section {
     CutTriangles,
     /// The drag pass over whole triangles (the cut ones' pieces are not in it).
     DragPass,
-    /// Both passes of a small hull's bodies stepped in lanes (`crate::lanes`), for a group
+    /// Both passes of a small hull's bodies stepped in lanes (`crate::loops::lanes`), for a group
     /// of up to eight bodies or one alone.
     LanePasses,
     /// A batch's checks and grouping, before any body is stepped (serial).

@@ -1,24 +1,23 @@
-//! What a step leaves to be asked about later: its by-products' sink, the replay that
-//! runs the step again into a [`Detail`] when a host asks for per-triangle geometry and
-//! forces, and the getters that answer from it.
+//! What a step leaves to be asked about later: its by-products' sink, the [`Detail`] a
+//! replay fills, and the [`Replay`] a body keeps so that the step can run again when a
+//! host asks for per-triangle geometry and forces (the step's `replay.rs` runs it and
+//! answers the getters).
 
 use glam::DVec3;
 
 use super::desc::{BodyDesc, HostInertia, StepDesc};
 use super::state::{BodyState, PointForce};
-use super::store::{Body, Output};
-use crate::team::Team;
 
 /// Forces of a step with the points where they act, relative to the body origin, kept
 /// apart by kind so that each kind can be scaled as a whole.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PointForces {
     /// Buoyancy (and the added-mass gravity correction).
-    hydrostatic: Vec<PointForce>,
+    pub hydrostatic: Vec<PointForce>,
     /// Viscous, pressure drag, slamming, damping and lumped water resistance.
-    water: Vec<PointForce>,
+    pub water: Vec<PointForce>,
     /// Air resistance.
-    air: Vec<PointForce>,
+    pub air: Vec<PointForce>,
 }
 
 impl PointForces {
@@ -45,7 +44,7 @@ pub(crate) enum Kind {
 pub(crate) trait Sink {
     /// Whether the sink wants every piece and point force, which takes every triangle
     /// through the one-at-a-time code; otherwise whole triangles go through the vectorised loops of
-    /// [`crate::whole_triangles`].
+    /// [`crate::loops::whole`].
     const DETAILED: bool;
     fn emerged(&mut self, _piece: &[DVec3; 3]) {}
     fn waterline(&mut self, _segment: [DVec3; 2]) {}
@@ -160,20 +159,6 @@ pub(crate) struct StepInputs<'a> {
     pub derived: Option<Derived>,
 }
 
-impl<'a> StepInputs<'a> {
-    /// A first run of a step of `body` from `state` (nothing derived yet).
-    #[inline(always)]
-    pub(crate) fn first(body: &'a Body, state: &'a BodyState, dt: f64, conditions: &'a Conditions) -> Self {
-        Self {
-            desc: &body.desc,
-            state,
-            dt,
-            conditions,
-            derived: None,
-        }
-    }
-}
-
 impl Replay {
     pub(crate) fn inputs(&self) -> StepInputs<'_> {
         StepInputs {
@@ -187,7 +172,7 @@ impl Replay {
 }
 
 impl KeptReplay {
-    fn with_desc(self, desc: BodyDesc) -> Replay {
+    pub(crate) fn with_desc(self, desc: BodyDesc) -> Replay {
         Replay {
             desc: StepDesc::of(&desc),
             host_inertia: HostInertia::of(&desc),
@@ -210,115 +195,3 @@ pub(crate) struct Derived {
     pub water_scale: f64,
     pub air_scale: f64,
 }
-
-impl Body {
-    /// The last step's detail, replaying the step into buffers the first time it is asked
-    /// for: same inputs, same code, same numbers.
-    pub(crate) fn detail(&mut self) -> Option<&Detail> {
-        if self.detail.is_none() {
-            let replay = self.replay()?;
-            let t = self.hull.triangles.len();
-            let mut detail = Detail {
-                submerged: Vec::new(),
-                emerged: Vec::with_capacity(2 * t),
-                waterline: Vec::with_capacity(t),
-                forces: PointForces::default(),
-            };
-            let prior = std::mem::take(&mut self.prior_history);
-            // Not the spare set: right after a step it holds what undoing the step needs.
-            let mut scratch = Output::sized(t, self.hull.columns.len());
-            self.samples.turn(&self.hull.positions, &replay.state);
-            self.run(&replay, &prior, &mut scratch, &mut detail, Team::Alone);
-            detail.submerged = scratch.pieces;
-            self.prior_history = prior;
-            self.detail = Some(Box::new(detail));
-        }
-        self.detail.as_deref()
-    }
-
-    /// Where the last step's body origin was (world), if there was a step.
-    pub(crate) fn origin(&self) -> DVec3 {
-        self.replays[self.latest].map_or(DVec3::ZERO, |r| r.state.position)
-    }
-
-    /// The last step's replay, with the description it used.
-    pub(crate) fn replay(&self) -> Option<Replay> {
-        let k = self.latest;
-        let desc = if self.replay_desc_kept[k] {
-            self.replay_descs[k]
-        } else {
-            self.whole_desc
-        };
-        Some(self.replays[k]?.with_desc(desc))
-    }
-
-    /// The submerged pieces of the last step, world coordinates, outward winding.
-    pub fn submerged_triangles(&mut self) -> impl ExactSizeIterator<Item = [DVec3; 3]> + '_ {
-        let o = self.origin();
-        self.detail()
-            .map_or(&[][..], |d| &d.submerged[..])
-            .iter()
-            .map(move |t| t.map(|p| p + o))
-    }
-
-    /// The emerged pieces of the last step, world coordinates, outward winding.
-    pub fn emerged_triangles(&mut self) -> impl ExactSizeIterator<Item = [DVec3; 3]> + '_ {
-        let o = self.origin();
-        self.detail()
-            .map_or(&[][..], |d| &d.emerged[..])
-            .iter()
-            .map(move |t| t.map(|p| p + o))
-    }
-
-    /// The waterline of the last step as segments, world coordinates. On a closed hull
-    /// the segments chain into loops along the edge of the wetted surface.
-    pub fn waterline(&mut self) -> impl ExactSizeIterator<Item = [DVec3; 2]> + '_ {
-        let o = self.origin();
-        self.detail()
-            .map_or(&[][..], |d| &d.waterline[..])
-            .iter()
-            .map(move |s| s.map(|p| p + o))
-    }
-
-    /// The forces of the last step with their points of application, world coordinates;
-    /// their sum and moment reproduce the step's force and torque, apart from the
-    /// angular-damping couple.
-    pub fn triangle_forces(&mut self) -> impl ExactSizeIterator<Item = PointForce> + '_ {
-        let o = self.origin();
-        let (h, w, a): (&[PointForce], &[PointForce], &[PointForce]) = match self.detail() {
-            Some(d) => (&d.forces.hydrostatic, &d.forces.water, &d.forces.air),
-            None => (&[], &[], &[]),
-        };
-        let all = h.iter().chain(w).chain(a);
-        ExactIter {
-            len: h.len() + w.len() + a.len(),
-            inner: all,
-        }
-        .map(move |f| PointForce {
-            point: f.point + o,
-            force: f.force,
-        })
-    }
-}
-
-/// An iterator of known length (chains of slices are not `ExactSizeIterator`).
-struct ExactIter<I> {
-    len: usize,
-    inner: I,
-}
-
-impl<I: Iterator> Iterator for ExactIter<I> {
-    type Item = I::Item;
-
-    fn next(&mut self) -> Option<I::Item> {
-        let item = self.inner.next()?;
-        self.len -= 1;
-        Some(item)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.len, Some(self.len))
-    }
-}
-
-impl<I: Iterator> ExactSizeIterator for ExactIter<I> {}

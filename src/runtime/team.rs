@@ -41,7 +41,7 @@ pub(crate) enum Team<'a> {
     /// The world's helper thread (a body stepped on its own).
     Helper(&'a Helper),
     /// The host's job system (a body stepped on its own in a world given one).
-    Host(&'a dyn crate::tasks::TaskSystem),
+    Host(&'a dyn crate::runtime::tasks::TaskSystem),
 }
 
 impl std::fmt::Debug for Team<'_> {
@@ -74,7 +74,7 @@ impl Team<'_> {
             Team::Alone => (a(), b()),
             Team::Pool => rayon::join(a, b),
             Team::Helper(helper) => helper.join(a, b),
-            Team::Host(tasks) => crate::tasks::join(tasks, a, b),
+            Team::Host(tasks) => crate::runtime::tasks::join(tasks, a, b),
         }
     }
 
@@ -146,7 +146,7 @@ impl Team<'_> {
             Team::Helper(helper) => {
                 helper.join(work, work);
             }
-            Team::Host(tasks) => crate::tasks::everyone(tasks, work),
+            Team::Host(tasks) => crate::runtime::tasks::everyone(tasks, work),
         }
     }
 }

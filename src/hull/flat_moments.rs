@@ -3,7 +3,7 @@
 //!
 //! Under flat water a point's height is linear in the point: `h(p) = u . p + e`, with `u`
 //! world up in body axes and `e` the body origin's height above the water. Every
-//! hydrostatic sum of the whole-triangle pass ([`crate::whole_triangles`]) over wholly
+//! hydrostatic sum of the whole-triangle pass ([`crate::loops::whole`]) over wholly
 //! wet triangles is then a polynomial of degree at most three in `(u, e)`, whose
 //! coefficients are sums over the triangles that do not change with the body's pose:
 //! the pass adds 32 triangles' pressure force and moment, submerged volume and its
@@ -33,7 +33,7 @@
 //!
 //! The sums agree with the triangle-by-triangle ones to rounding (the tests compare them
 //! on random blocks and poses), not to the bit. The pressure's centroid lever
-//! ([`crate::whole_triangles::Pressure::Centroid`]) is not covered: the pass keeps its
+//! ([`crate::loops::whole::Pressure::Centroid`]) is not covered: the pass keeps its
 //! per-triangle sums for it.
 
 use glam::DVec3;

@@ -13,11 +13,19 @@
 //! c_d = 1/(48 V) sum n'_d ((a+b)_d^2 + (b+c)_d^2 + (c+a)_d^2)   (coordinates relative to o)
 //! ```
 
+pub mod clip;
+pub(crate) mod flat_moments;
+pub mod inertia;
+
 use std::collections::HashMap;
 
 use glam::{DMat3, DVec3, Vec3};
 
 use crate::error::{Error, Result};
+
+/// Triangles per block of the columns ([`TriangleColumns`]), the unit of the step's
+/// loops: the block's per-triangle results (a few kB) stay in L1.
+pub(crate) const BLOCK: usize = 32;
 
 /// Vertices closer than this fraction of the mesh's scale are one vertex. Seams of
 /// generated meshes differ by float rounding (sin 2pi is not 0 in f32: 1.7e-7).
@@ -161,7 +169,7 @@ pub struct Hull {
     pub(crate) fingerprint: u64,
 }
 
-/// A hull's triangles as the step's loops read them ([`crate::whole_triangles`]): one
+/// A hull's triangles as the step's loops read them ([`crate::loops::whole`]): one
 /// column per number, so that consecutive triangles sit in consecutive memory.
 ///
 /// The columns are padded to a multiple of [`TriangleColumns::PADDING`] with triangles
@@ -183,13 +191,13 @@ pub(crate) struct TriangleColumns {
     pub normal: [Vec<f64>; 3],
     /// The squared distance from the centroid to the farthest corner.
     pub radius_squared: Vec<f64>,
-    /// Per block of [`BLOCK`](crate::whole_triangles::BLOCK) rows, the box around its
+    /// Per block of [`BLOCK`] rows, the box around its
     /// corners: centre and half extent (a block above flat water skips its corners'
     /// heights).
     pub block_bounds: Vec<[DVec3; 2]>,
     /// Per block, the moments that give its hydrostatics under flat water when it is
-    /// wholly wet ([`crate::flat_moments`]).
-    pub block_moments: Vec<crate::flat_moments::BlockMoments>,
+    /// wholly wet ([`crate::hull::flat_moments`]).
+    pub block_moments: Vec<crate::hull::flat_moments::BlockMoments>,
 }
 
 impl TriangleColumns {
@@ -217,10 +225,10 @@ impl TriangleColumns {
             })
             .collect();
         let block_moments = (0..padded)
-            .step_by(crate::whole_triangles::BLOCK)
+            .step_by(BLOCK)
             .map(|start| {
-                let rows = start..(start + crate::whole_triangles::BLOCK).min(padded);
-                crate::flat_moments::BlockMoments::of(rows.map(|j| crate::flat_moments::Row {
+                let rows = start..(start + BLOCK).min(padded);
+                crate::hull::flat_moments::BlockMoments::of(rows.map(|j| crate::hull::flat_moments::Row {
                     corners: corners[j],
                     normal: normals[j],
                     area: areas[j],
@@ -251,7 +259,7 @@ impl TriangleColumns {
                 .map(|(t, c)| t.iter().map(|p| (*p - *c).length_squared()).fold(0.0, f64::max))
                 .collect(),
             block_bounds: corners
-                .chunks(crate::whole_triangles::BLOCK)
+                .chunks(BLOCK)
                 .map(|block| {
                     let (min, max) = bounds(block.iter().flatten().copied());
                     [(min + max) * 0.5, (max - min) * 0.5]
@@ -528,7 +536,7 @@ fn usable_triangles(welded: &Welded, indices: &[u32], flip_winding: bool, scale:
 /// The triangles in order of height along the hull's own up axis, on only the vertices
 /// they use (renumbered), and those vertices: a floating hull's wet and dry triangles
 /// then come in long runs, and the step's loops skip or specialise whole blocks of them
-/// (`crate::whole_triangles`); every kept vertex is transformed every step. Stable, so
+/// (`crate::loops::whole`); every kept vertex is transformed every step. Stable, so
 /// that equal heights keep the mesh's order.
 fn by_height(usable: Usable, welded_positions: &[DVec3]) -> (Vec<DVec3>, Usable) {
     let Usable {
