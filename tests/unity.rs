@@ -2,8 +2,9 @@
 //! UnityEngine stand-in (`bindings/csharp/UnityEngineStub/`), nunit-console runs the NUnit
 //! tests (`bindings/csharp/Tests/`) against the cdylib cargo built for this run, the C#
 //! bindings are checked against `include/keel.h` (generated text, struct sizes and field
-//! offsets), the packaging task assembles and its archive is inspected, and actionlint
-//! checks the release workflow.
+//! offsets), the packaging task assembles and its archive is inspected, actionlint checks
+//! the release workflow, the water adapters are compiled against stand-ins of HDRP and
+//! Crest, and the compiled IL is checked for callbacks IL2CPP cannot call.
 //!
 //! A tool that is missing skips its test with "skipped: ..." unless CI=true, where it fails.
 
