@@ -115,13 +115,15 @@ namespace Keel
             int[] triangles = mesh.triangles;
             if (triangles.Length < 3) { report.Problem = "The mesh has no triangles."; return report; }
             KeelVec3[] local = BodyLocalVertices(filter, mesh);
-            KeelWorldDesc worldDesc;
-            KeelNative.keel_world_desc_default(&worldDesc);
-            worldDesc.thread_count = 1;
             ulong world;
             try
             {
+                // First, so that a missing library is a message in the inspector, not an
+                // exception out of the editor's GUI.
                 KeelLibrary.EnsureCompatible();
+                KeelWorldDesc worldDesc;
+                KeelNative.keel_world_desc_default(&worldDesc);
+                worldDesc.thread_count = 1;
                 KeelLibrary.Check(KeelNative.keel_world_create(&worldDesc, &world));
             }
             catch (KeelException e) { report.Problem = e.Message; return report; }
