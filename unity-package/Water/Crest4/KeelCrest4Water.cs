@@ -38,11 +38,13 @@ namespace Keel.Water
             if (water == null) throw new InvalidOperationException("KeelCrest4Water on '" + name + "': there is no enabled OceanRenderer in the scene.");
             KeelQueryBuffers b = KeelQueryBuffers.For(m_Buffers, count);
             Array.Copy(points, b.Points, count);
-            int status = water.CollisionProvider.Query(m_Hash, minimumLength, b.Points, b.Heights, normals != null ? b.Normals : null, velocities != null ? b.Velocities : null);
-            bool ready = water.CollisionProvider.RetrieveSucceeded(status);
-            bool flow = false;
-            if (ready && velocities != null && useFlow && water.FlowProvider != null)
-                flow = water.FlowProvider.RetrieveSucceeded(water.FlowProvider.Query(m_Hash, minimumLength, b.Points, b.Flows));
+            // A provider can be missing (collision or flow turned off in Crest's settings).
+            ICollProvider collision = water.CollisionProvider;
+            IFlowProvider flows = water.FlowProvider;
+            bool ready = collision != null && collision.RetrieveSucceeded(collision.Query(m_Hash, minimumLength, b.Points, b.Heights,
+                normals != null ? b.Normals : null, velocities != null ? b.Velocities : null));
+            bool flow = ready && velocities != null && useFlow && flows != null
+                && flows.RetrieveSucceeded(flows.Query(m_Hash, minimumLength, b.Points, b.Flows));
             float level = water.SeaLevel;
             for (int i = 0; i < count; i++)
             {
