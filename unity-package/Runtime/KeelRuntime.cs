@@ -44,7 +44,19 @@ namespace Keel
         /// the cores: where they are busy, 1 avoids waiting for a descheduled helper. A setting,
         /// not session state: play sessions keep it.
         /// </summary>
+#if UNITY_WEBGL && !UNITY_EDITOR
+        // WebGL builds have no threads unless built with them: keel steps on the caller.
+        public static uint ThreadCount = 1;
+#else
         public static uint ThreadCount = 0;
+#endif
+
+        /// <summary>
+        /// The water's clock, s: NaN (default) follows Time.timeSinceLevelLoad; a number holds
+        /// the water at that time. Rollback netcode sets it to the tick's time before each
+        /// (re)simulated step, since Unity's clock does not go back when a tick is replayed.
+        /// </summary>
+        public static float ManualWaterTime = float.NaN;
 
         /// <summary>Changes every time the package's worlds are destroyed.</summary>
         public static int Generation { get { return s_Generation; } }
@@ -78,7 +90,7 @@ namespace Keel
         /// </summary>
         public static void SyncTime()
         {
-            float t = Time.timeSinceLevelLoad;
+            float t = float.IsNaN(ManualWaterTime) ? Time.timeSinceLevelLoad : ManualWaterTime;
             if (t == s_LastTime) return;
             s_LastTime = t;
             for (int i = 0; i < s_Worlds.Count; i++) KeelLibrary.Check(KeelNative.keel_world_set_time(s_Worlds[i].Handle, t));
@@ -105,6 +117,9 @@ namespace Keel
             if (source != null) s_SourceHandle = GCHandle.Alloc(source);
             ApplyWaterEverywhere();
         }
+
+        /// <summary>The registered water source, or null (the WaveController's water).</summary>
+        public static IKeelWaterSource WaterSource { get { return s_Source; } }
 
         private static void ApplyWaterEverywhere()
         {
@@ -210,6 +225,7 @@ namespace Keel
             ShutdownProcess();
             s_Waves = null;
             s_Hooked = false;
+            ManualWaterTime = float.NaN;
             Application.quitting -= Shutdown;
 #if UNITY_EDITOR
             UnityEditor.AssemblyReloadEvents.beforeAssemblyReload -= ShutdownProcess;

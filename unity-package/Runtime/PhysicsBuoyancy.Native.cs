@@ -196,13 +196,7 @@ namespace Keel
                 ulong shared = KeelHullCache.Acquire(m_World, mesh, scale);
                 if (shared != 0) { m_Hull = shared; return true; }
             }
-            // Body-local hull with every scale of the hierarchy baked in.
-            Vector3[] vertices = mesh.vertices;
-            var local = new KeelVec3[vertices.Length];
-            Quaternion toBody = Quaternion.Inverse(transform.rotation);
-            Vector3 origin = transform.position;
-            Transform meshTransform = filter.transform;
-            for (int i = 0; i < vertices.Length; i++) local[i] = (toBody * (meshTransform.TransformPoint(vertices[i]) - origin)).ToKeel();
+            KeelVec3[] local = BodyLocalVertices(filter, mesh);
             ulong hull;
             KeelStatus status;
             fixed (KeelVec3* v = local)
@@ -219,6 +213,18 @@ namespace Keel
             m_Hull = hull;
             if (shareable) KeelHullCache.Add(m_World, mesh, scale, hull);
             return true;
+        }
+
+        /// <summary>The mesh's vertices body-local, with every scale of the hierarchy baked in.</summary>
+        private KeelVec3[] BodyLocalVertices(MeshFilter filter, Mesh mesh)
+        {
+            Vector3[] vertices = mesh.vertices;
+            var local = new KeelVec3[vertices.Length];
+            Quaternion toBody = Quaternion.Inverse(transform.rotation);
+            Vector3 origin = transform.position;
+            Transform meshTransform = filter.transform;
+            for (int i = 0; i < vertices.Length; i++) local[i] = (toBody * (meshTransform.TransformPoint(vertices[i]) - origin)).ToKeel();
+            return local;
         }
 
         /// <summary>The Rigidbody's pose and motion as keel wants them, written in place.</summary>

@@ -57,37 +57,37 @@ namespace Keel
         public bool damping = false;
 
         [Header("Pressure drag (N/m^2 at the reference speed)")]
-        [Tooltip("C_PD1: linear pressure drag coefficient.")]
+        [Tooltip("C_PD1: linear pressure drag coefficient, N/m^2 at the reference speed.")]
         [Min(0f)] public float C_PD1 = 500f;
-        [Tooltip("C_PD2: quadratic pressure drag coefficient.")]
+        [Tooltip("C_PD2: quadratic pressure drag coefficient, N/m^2 at the reference speed.")]
         [Min(0f)] public float C_PD2 = 500f;
-        [Tooltip("C_SD1: linear suction drag coefficient.")]
+        [Tooltip("C_SD1: linear suction drag coefficient, N/m^2 at the reference speed.")]
         [Min(0f)] public float C_SD1 = 500f;
-        [Tooltip("C_SD2: quadratic suction drag coefficient.")]
+        [Tooltip("C_SD2: quadratic suction drag coefficient, N/m^2 at the reference speed.")]
         [Min(0f)] public float C_SD2 = 250f;
-        [Tooltip("f_P: pressure falloff, the power of cos(theta) (thesis: 0.3; 0.5 default).")]
+        [Tooltip("f_P: pressure falloff, the power of cos(theta), dimensionless (thesis: 0.3; 0.5 default).")]
         [Range(0f, 2f)] public float f_P = 0.5f;
-        [Tooltip("f_S: suction falloff, the power of |cos(theta)|.")]
+        [Tooltip("f_S: suction falloff, the power of |cos(theta)|, dimensionless.")]
         [Range(0f, 2f)] public float f_S = 0.5f;
         [Tooltip("v_r: reference speed of the drag coefficients, m/s.")]
         [Min(0.001f)] public float referenceSpeed = 1f;
 
         [Header("Slamming")]
-        [Tooltip("p: slamming power, the sharpness of the impact ramp.")]
+        [Tooltip("p: slamming power, the sharpness of the impact ramp (an exponent, dimensionless).")]
         [Min(0f)] public float slammingPower = 2f;
         [Tooltip("Gamma_max: acceleration at which slamming saturates, m/s^2; 0 = from speed and dt.")]
         [Min(0f)] public float maxAcceleration = 0f;
-        [Tooltip("Slamming multiplier (the thesis's cheat factor).")]
+        [Tooltip("Slamming multiplier (the thesis's cheat factor), dimensionless.")]
         [Min(0f)] public float slammingMultiplier = 3f;
 
         [Header("Air and damping")]
-        [Tooltip("C_air: air drag coefficient.")]
+        [Tooltip("C_air: air drag coefficient, dimensionless.")]
         [Min(0f)] public float C_air = 1f;
         [Tooltip("Linear damping, N per m/s at full immersion.")]
         [Min(0f)] public float linearDamping = 0f;
         [Tooltip("Angular damping, N m per rad/s at full immersion.")]
         [Min(0f)] public float angularDamping = 0f;
-        [Tooltip("Bourg's added-mass ratio: the body moves as if it weighed mass x (1 + ratio) under the water's forces.")]
+        [Tooltip("Bourg's added-mass ratio: the body moves as if it weighed mass x (1 + ratio) under the water's forces (dimensionless).")]
         [Min(0f)] public float addedMassRatio = 0f;
         [Tooltip("Hull length for the Reynolds number, m; 0 = the mesh's local Z extent.")]
         [Min(0f)] public float hullLength = 0f;
@@ -97,9 +97,13 @@ namespace Keel
         [Header("Simple drag (thesis A.5)")]
         [Tooltip("Set the Rigidbody's drag between minDrag and maxDrag by the wetted ratio each step: the thesis's cheap alternative to the drag forces.")]
         public bool useSimpleDrag = false;
+        [Tooltip("Rigidbody drag when dry, 1/s (Unity's linear damping).")]
         public float minDrag = 0.05f;
+        [Tooltip("Rigidbody drag when fully wet, 1/s.")]
         public float maxDrag = 1f;
+        [Tooltip("Rigidbody angular drag when dry, 1/s.")]
         public float minAngDrag = 0.05f;
+        [Tooltip("Rigidbody angular drag when fully wet, 1/s.")]
         public float maxAngDrag = 1f;
 
         [Header("Application and debugging")]

@@ -35,15 +35,14 @@ namespace Keel
     }
 
     /// <summary>
-    /// The scene's water (thesis function 2.2). Tag it GameController as the thesis did:
-    /// Buoyancy finds it with GameObject.FindWithTag("GameController").
+    /// The scene's water (thesis function 2.2). Buoyancy and GenerateWave use the one that is
+    /// enabled (<see cref="Active"/>) unless given another; the GameObject's tag is the
+    /// user's and is never changed (the thesis tagged it GameController to find it).
     /// </summary>
     [DisallowMultipleComponent]
     [AddComponentMenu("Keel/Wave Controller")]
     public sealed unsafe class WaveController : MonoBehaviour
     {
-        public const string ControllerTag = "GameController";
-
         [Tooltip("Which water: flat, the thesis's Perlin waves, Gerstner waves or a wind-sea spectrum.")]
         public KeelWaterModel waterModel = KeelWaterModel.Perlin;
         [Tooltip("Mean water height, m.")]
@@ -81,11 +80,17 @@ namespace Keel
         private readonly float[] m_Height = new float[1];
         private KeelGerstnerWave[] m_Waves = new KeelGerstnerWave[0];
 
-        private void Reset() { gameObject.tag = ControllerTag; }
-
-        private void Awake()
+        /// <summary>
+        /// The WaveController the package's worlds use now (the last one enabled), or else any
+        /// in the scene; null when there is none.
+        /// </summary>
+        public static WaveController Active
         {
-            if (gameObject.tag == "Untagged") gameObject.tag = ControllerTag;
+            get
+            {
+                WaveController waves = KeelRuntime.Waves;
+                return waves != null ? waves : FindObjectOfType<WaveController>();
+            }
         }
 
         private void OnEnable() { KeelRuntime.SetWaveController(this); }

@@ -33,8 +33,8 @@ struct Args {
     /// Use this already-built library for this machine instead of building one.
     #[arg(long)]
     native: Option<PathBuf>,
-    /// A prebuilt plugin: linux-x86_64, windows-x86_64, macos-universal, android-arm64 or
-    /// ios, `=` the file. Repeat for each platform.
+    /// A prebuilt plugin: linux-x86_64, windows-x86_64, macos-universal, android-arm64, ios
+    /// or webgl, `=` the file. Repeat for each platform.
     #[arg(long = "plugin", value_name = "PLATFORM=FILE")]
     plugins: Vec<String>,
 }
@@ -92,10 +92,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     let (folder, tgz) = package::assemble(&root, &out, &plugins)?;
     println!(
-        "package folder: {}\npackage archive: {}",
+        "package folder: {}\npackage archive: {}\nnative plugins in the package:\n{}",
         folder.display(),
-        tgz.display()
+        tgz.display(),
+        package::platform_summary(&folder)
     );
+    if plugins.len() < package::Platform::ALL.len() {
+        println!(
+            "the package runs only on the platforms marked yes; the release workflow builds the others \
+             (.github/workflows/release.yml)"
+        );
+    }
     Ok(())
 }
 

@@ -126,6 +126,55 @@ namespace Keel.Tests
             Assert.That(maxTilt, Is.GreaterThan(0.8f * steepest).And.LessThan(1.05f * steepest));
         }
 
+        [Test]
+        public void ChapterThreeCubeTiltsToTheNativeNormalUnderIt()
+        {
+            // A sine wave A sin(k x - w t): its unit normal is (-A k cos, 1, 0) normalised. With
+            // no sampling distance the cube's up axis is the native normal under its centre.
+            WaveController waves = Water(KeelWaterModel.Gerstner);
+            const float amplitude = 0.5f, wavelength = 10f;
+            waves.gerstnerWaves = new[] { new GerstnerWave { amplitude = amplitude, wavelength = wavelength, direction = new Vector2(1f, 0f), steepness = 0f } };
+            waves.Apply();
+            GameObject cube = GameObject.CreatePrimitive(PrimitiveType.Cube);
+            cube.transform.position = new Vector3(1.3f, 0f, 0f);
+            var buoyancy = cube.AddComponent<Buoyancy>();
+            buoyancy.tiltSampleDistance = 0f;
+            float k = 2f * Mathf.PI / wavelength, worst = 0f, steepest = 0f;
+            var point = new[] { new KeelVec3 { x = 1.3f } };
+            var height = new float[1];
+            var normal = new KeelVec3[1];
+            for (int i = 0; i < 200; i++)
+            {
+                StandInPlayerLoop.Step(1);
+                waves.SampleWater(point, height, normal, null, 1);
+                Vector3 n = V(normal[0]);
+                // The analytic slope's bound: |n.x / n.y| <= A k everywhere.
+                Assert.That(Mathf.Abs(n.x / n.y), Is.LessThanOrEqualTo(amplitude * k * 1.001f));
+                worst = Mathf.Max(worst, Vector3.Angle(buoyancy.SurfaceNormal, n));
+                steepest = Mathf.Max(steepest, Vector3.Angle(n, Vector3.up));
+            }
+            Assert.That(steepest, Is.GreaterThan(0.9f * Mathf.Atan(amplitude * k) * Mathf.Rad2Deg), "the sampled surface never tilts");
+            Assert.That(worst, Is.LessThan(0.05f), "degrees between the cube's up axis and the water normal");
+        }
+
+        [Test]
+        public void WaveControllerLeavesTheUsersTagAlone()
+        {
+            var go = new GameObject("Sea");
+            go.tag = "Player";
+            var untagged = new GameObject("Other sea");
+            var waves = go.AddComponent<WaveController>();
+            untagged.AddComponent<WaveController>().enabled = false;
+            StandInPlayerLoop.Step(2);
+            Assert.AreEqual("Player", go.tag);
+            Assert.AreEqual("Untagged", untagged.tag);
+            Assert.AreSame(waves, WaveController.Active, "the enabled controller is the scene's water");
+            GameObject cube = GameObject.CreatePrimitive(PrimitiveType.Cube);
+            cube.AddComponent<Buoyancy>();
+            StandInPlayerLoop.Step(2);
+            Assert.AreEqual(0, Debug.StandInErrors.Count, string.Join("\n", Debug.StandInErrors.ToArray()));
+        }
+
         private sealed class Pond : IKeelWaterSource
         {
             public float Level;

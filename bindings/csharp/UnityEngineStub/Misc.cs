@@ -29,7 +29,9 @@ namespace UnityEngine
     public static class Application
     {
         public static event Action quitting;
-        public static bool isPlaying { get { return true; } }
+        /// Stand-in only: false shows the inspector as in edit mode.
+        public static bool StandInIsPlaying = true;
+        public static bool isPlaying { get { return StandInIsPlaying; } }
         public static bool isEditor { get { return false; } }
         public static RuntimePlatform platform { get { return RuntimePlatform.LinuxPlayer; } }
         internal static void RaiseQuitting() { Action q = quitting; if (q != null) q(); }
@@ -199,17 +201,34 @@ namespace UnityEditor
     {
         public UnityEngine.Object target;
         public virtual void OnInspectorGUI() { }
+        public virtual bool RequiresConstantRepaint() { return false; }
         public bool DrawDefaultInspector() { return true; }
     }
 
+    /// What the inspector showed, for tests: "label: value" lines and "Type: message" boxes.
     public static class EditorGUILayout
     {
-        public static void HelpBox(string message, MessageType type) { }
-        public static void LabelField(string label, string label2, params UnityEngine.GUILayoutOption[] options) { }
+        public static readonly System.Collections.Generic.List<string> StandInLines = new System.Collections.Generic.List<string>();
+        public static readonly System.Collections.Generic.List<string> StandInTooltips = new System.Collections.Generic.List<string>();
+        public static void HelpBox(string message, MessageType type) { StandInLines.Add(type + ": " + message); }
+        public static void LabelField(string label, string label2, params UnityEngine.GUILayoutOption[] options) { StandInLines.Add(label + ": " + label2); }
+        public static void LabelField(UnityEngine.GUIContent label, UnityEngine.GUIContent label2, params UnityEngine.GUILayoutOption[] options)
+        {
+            StandInLines.Add(label.text + ": " + label2.text);
+            StandInTooltips.Add(label.tooltip);
+        }
+        public static void Space() { }
     }
 }
 
 namespace UnityEngine
 {
     public sealed class GUILayoutOption { }
+
+    public class GUIContent
+    {
+        public string text, tooltip;
+        public GUIContent(string text) { this.text = text; }
+        public GUIContent(string text, string tooltip) { this.text = text; this.tooltip = tooltip; }
+    }
 }

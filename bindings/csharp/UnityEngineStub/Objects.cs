@@ -11,6 +11,10 @@ namespace UnityEngine
     {
         internal bool destroyed;
         public string name { get; set; }
+        private static int s_NextId;
+        private readonly int m_InstanceId = ++s_NextId;
+        /// Unique per object for the session, as Unity's.
+        public int GetInstanceID() { return m_InstanceId; }
 
         // Unity's "fake null": a destroyed object compares equal to null.
         public static bool operator ==(Object x, Object y)

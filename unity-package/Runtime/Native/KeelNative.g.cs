@@ -493,7 +493,7 @@ namespace Keel.Native
     /// <summary>The functions and constants of keel.h.</summary>
 public static unsafe partial class KeelNative
     {
-#if UNITY_IOS && !UNITY_EDITOR
+#if (UNITY_IOS || UNITY_WEBGL) && !UNITY_EDITOR
         public const string Lib = "__Internal";
 #else
         public const string Lib = "keel";

@@ -1,6 +1,7 @@
 // Builds the thesis's test scenes at runtime (chapter 6): 1, 100 or 1024 birch cubes
 // (483 kg, Hakkila 1979) on Perlin waves, the Stanford bunny, and the falling plates of
-// figures 20-21, with the FPS counter. Put it on an empty GameObject and press Play.
+// figures 20-21, with the FPS counter. Tools > Keel > Create Thesis Sample Scene saves a
+// scene with it set up; or put it on an empty GameObject and press Play.
 // SPDX-License-Identifier: MIT OR Apache-2.0
 using UnityEngine;
 
@@ -24,8 +25,12 @@ namespace Keel.Samples
         /// <summary>Builds a scene; returns the floating bodies. bunnyText is needed for the bunny only.</summary>
         public static PhysicsBuoyancy[] Build(ThesisScene scene, bool useManager, string bunnyText)
         {
-            var water = new GameObject("Water");
-            water.AddComponent<WaveController>().waterModel = scene == ThesisScene.FallingPlates ? KeelWaterModel.Flat : KeelWaterModel.Perlin;
+            // A scene saved by Tools > Keel > Create Thesis Sample Scene has its water (shown
+            // by a GenerateWave plane) already; otherwise the sample makes one.
+            WaveController water = WaveController.Active;
+            if (water == null) water = new GameObject("Water").AddComponent<WaveController>();
+            water.waterModel = scene == ThesisScene.FallingPlates ? KeelWaterModel.Flat : KeelWaterModel.Perlin;
+            water.Apply();
             if (useManager) new GameObject("Buoyancy Manager").AddComponent<BuoyancyManager>();
             switch (scene)
             {

@@ -404,7 +404,7 @@ pub fn generate_csharp(items: &[Item]) -> Result<String, String> {
          using System.Runtime.InteropServices;\n\n\
          namespace Keel.Native\n{{\n{types}    /// <summary>The functions and constants of keel.h.</summary>\n\
          public static unsafe partial class KeelNative\n    {{\n\
-         #if UNITY_IOS && !UNITY_EDITOR\n        public const string Lib = \"__Internal\";\n\
+         #if (UNITY_IOS || UNITY_WEBGL) && !UNITY_EDITOR\n        public const string Lib = \"__Internal\";\n\
          #else\n        public const string Lib = \"keel\";\n#endif\n\n{consts}\n{}    }}\n}}\n",
         funcs.trim_end_matches('\n').to_string() + "\n"
     ))

@@ -19,6 +19,8 @@ pub enum Platform {
     MacosUniversal,
     AndroidArm64,
     Ios,
+    /// wasm32-unknown-emscripten static library, linked into Unity's WebGL build.
+    WebGl,
 }
 
 impl Platform {
@@ -29,9 +31,10 @@ impl Platform {
             "macos-universal" => Self::MacosUniversal,
             "android-arm64" => Self::AndroidArm64,
             "ios" => Self::Ios,
+            "webgl" => Self::WebGl,
             _ => {
                 return Err(format!(
-                    "unknown platform {name}: linux-x86_64, windows-x86_64, macos-universal, android-arm64, ios"
+                    "unknown platform {name}: linux-x86_64, windows-x86_64, macos-universal, android-arm64, ios, webgl"
                 ));
             }
         })
@@ -53,9 +56,31 @@ impl Platform {
             Self::LinuxX86_64 | Self::AndroidArm64 => "libkeel.so",
             Self::WindowsX86_64 => "keel.dll",
             Self::MacosUniversal => "libkeel.dylib",
-            Self::Ios => "libkeel.a",
+            Self::Ios | Self::WebGl => "libkeel.a",
         }
     }
+
+    /// The name `--plugin` takes, and `cargo xtask unity` prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::LinuxX86_64 => "linux-x86_64",
+            Self::WindowsX86_64 => "windows-x86_64",
+            Self::MacosUniversal => "macos-universal",
+            Self::AndroidArm64 => "android-arm64",
+            Self::Ios => "ios",
+            Self::WebGl => "webgl",
+        }
+    }
+
+    /// Every platform the package can hold, in the order summaries list them.
+    pub const ALL: [Platform; 6] = [
+        Self::LinuxX86_64,
+        Self::WindowsX86_64,
+        Self::MacosUniversal,
+        Self::AndroidArm64,
+        Self::Ios,
+        Self::WebGl,
+    ];
 
     /// Where Unity's usual layout puts the plugin, relative to the package root.
     pub fn plugin_path(self) -> &'static str {
@@ -66,6 +91,7 @@ impl Platform {
             Self::MacosUniversal => "Runtime/Plugins/macOS/keel.bundle",
             Self::AndroidArm64 => "Runtime/Plugins/Android/arm64-v8a/libkeel.so",
             Self::Ios => "Runtime/Plugins/iOS/libkeel.a",
+            Self::WebGl => "Runtime/Plugins/WebGL/libkeel.a",
         }
     }
 
@@ -78,13 +104,23 @@ impl Platform {
                 Self::MacosUniversal => "OSXUniversal",
                 Self::AndroidArm64 => "Android",
                 Self::Ios => "iOS",
+                Self::WebGl => "WebGL",
             };
             let editor = matches!(self, Self::LinuxX86_64 | Self::WindowsX86_64 | Self::MacosUniversal);
             u8::from(!(name == own || name == "Editor" && editor))
         };
         let mut s =
             String::from("  platformData:\n  - first:\n      : Any\n    second:\n      enabled: 0\n      settings:\n");
-        for name in ["Android", "Editor", "Linux64", "OSXUniversal", "Win", "Win64", "iOS"] {
+        for name in [
+            "Android",
+            "Editor",
+            "Linux64",
+            "OSXUniversal",
+            "WebGL",
+            "Win",
+            "Win64",
+            "iOS",
+        ] {
             s.push_str(&format!("        Exclude {name}: {}\n", excluded(name)));
         }
         s.push_str("  - first:\n      Any: \n    second:\n      enabled: 0\n      settings: {}\n");
@@ -98,11 +134,12 @@ impl Platform {
         s.push_str(&format!(
             "  - first:\n      Editor: Editor\n    second:\n      enabled: {editor_enabled}\n      settings:\n        CPU: {editor_cpu}\n        DefaultValueInitialized: true\n        OS: {editor_os}\n"
         ));
-        let targets: [(&str, Platform, &str); 5] = [
+        let targets: [(&str, Platform, &str); 6] = [
             ("Android: Android", Self::AndroidArm64, "ARM64"),
             ("Standalone: Linux64", Self::LinuxX86_64, "x86_64"),
             ("Standalone: OSXUniversal", Self::MacosUniversal, "AnyCPU"),
             ("Standalone: Win64", Self::WindowsX86_64, "x86_64"),
+            ("WebGL: WebGL", Self::WebGl, "AnyCPU"),
             ("iPhone: iOS", Self::Ios, "AnyCPU"),
         ];
         for (first, platform, cpu) in targets {
@@ -228,6 +265,28 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// One line per platform: whether the package folder holds its plugin, and where.
+pub fn platform_summary(folder: &Path) -> String {
+    let mut lines = Vec::new();
+    for platform in Platform::ALL {
+        let path = folder.join(platform.plugin_path());
+        lines.push(match std::fs::metadata(&path) {
+            Ok(meta) => format!(
+                "  {:<16} yes  {} ({:.1} MB)",
+                platform.name(),
+                platform.plugin_path(),
+                meta.len() as f64 / 1e6
+            ),
+            Err(_) => format!(
+                "  {:<16} no   (pass --plugin {}=FILE)",
+                platform.name(),
+                platform.name()
+            ),
+        });
+    }
+    lines.join("\n")
 }
 
 /// Builds `<out>/package/` (the package folder) and `<out>/<name>-<version>.tgz`.
