@@ -258,8 +258,28 @@ impl<'a> Reader<'a> {
         }
         let fingerprint = self.u64()?;
         let rows = self.u32()? as usize;
-        let _reserved = self.u32()?;
-        let history = self.take(12 * rows)?;
+        let reserved = self.u32()?;
+        if reserved != 0 {
+            // (Zero in this version, so that a later one can give it a meaning.)
+            return Err(Error::argument(format!(
+                "the snapshot's reserved word is {reserved:#x}, not 0: a later format's, or damaged"
+            )));
+        }
+        let history = self.take(rows.checked_mul(12).unwrap_or(usize::MAX))?;
+        // Every rate a step can leave is finite (`whole_triangles::narrow` clamps it to
+        // f32's range): a NaN or an infinity would make every next step's forces
+        // non-finite, so the body could not step until another snapshot came.
+        if let Some(at) = history
+            .chunks_exact(4)
+            .position(|x| !f32::from_le_bytes(x.try_into().expect("4 bytes")).is_finite())
+        {
+            let value = f32::from_le_bytes(history[4 * at..4 * at + 4].try_into().expect("4 bytes"));
+            return Err(Error::argument(format!(
+                "the snapshot's slamming history holds {value} (row {}, {}): every rate must be finite",
+                at % rows,
+                ["x", "y", "z"][at / rows]
+            )));
+        }
         Ok(BodyRecord {
             has_history: flags & 1 != 0,
             fingerprint,
