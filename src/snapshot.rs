@@ -9,16 +9,22 @@
 //! heightfield's heights, a callback) and the bodies' descriptions are the host's
 //! configuration, set again by the host if it changed them.
 //!
-//! A snapshot is plain little-endian bytes, the same on every machine:
+//! A snapshot is plain little-endian bytes, the same on every machine (docs/SNAPSHOT.md
+//! gives every offset, what a restore refuses, and the compatibility rule):
 //!
 //! ```text
 //! body  = magic "KEEL" (u32), FORMAT_VERSION (u32), KIND_BODY (u32), flags (u32:
-//!         bit 0 = has a last step), hull fingerprint (u64), rows (u32), 0 (u32),
-//!         then the history: rows x f32 of x, then of y, then of z
+//!         bit 0 = has a last step, the others 0), hull fingerprint (u64), rows (u32),
+//!         reserved (u32, 0), then the history: rows x f32 of x, then of y, then of z,
+//!         every one finite, the padding rows past the hull's triangles zero
 //! world = magic (u32), FORMAT_VERSION (u32), KIND_WORLD (u32), body count (u32),
 //!         time (f64), wind (3 x f64), current (3 x f64), origin (3 x f64),
 //!         then per body, in the world's slot order: its id (u64), its body snapshot
 //! ```
+//!
+//! A restore checks every value before it applies any: what a step could not have
+//! written (a NaN or an infinity in the history, a padding row not zero) would jam the
+//! body, and a non-zero reserved word is a later format's.
 //!
 //! The hull fingerprint is FNV-1a over the hull's welded vertices and triangles: a
 //! snapshot restores into any body of a hull of the same geometry, and is refused
