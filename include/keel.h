@@ -796,7 +796,8 @@ enum KeelStatus keel_world_restore(KeelWorld world, const uint8_t *data, uint32_
 // handles, which differ between processes): two peers whose worlds hold the same
 // bodies, created in the same order, stepped the same way, agree on it, whatever their
 // thread counts. Compare it between peers to detect a desync. It covers what keel
-// keeps; the bodies' poses and velocities are the host's to hash beside it.
+// keeps; the bodies' poses and velocities are the host's to hash beside it. What it
+// hashes: docs/SNAPSHOT.md ("State hash").
 //
 // # Safety
 // `out_hash` is NULL or valid.
