@@ -271,7 +271,7 @@ impl<'a> Reader<'a> {
                 "the snapshot's reserved word is {reserved:#x}, not 0: a later format's, or damaged"
             )));
         }
-        let history = self.take(rows.checked_mul(12).unwrap_or(usize::MAX))?;
+        let history = self.take(rows.saturating_mul(12))?;
         // Every rate a step can leave is finite (`whole_triangles::narrow` clamps it to
         // f32's range): a NaN or an infinity would make every next step's forces
         // non-finite, so the body could not step until another snapshot came.

@@ -213,12 +213,15 @@ struct Job {
     done: Arc<(Mutex<bool>, Condvar)>,
 }
 
+/// The jobs waiting for a worker, and whether the pool is closing.
+type Jobs = Arc<(Mutex<(VecDeque<Job>, bool)>, Condvar)>;
+
 /// A pool of `workers` threads of its own on which every range runs; the caller only
 /// waits (`finish` blocks until the task is done, as Box2D's samples' finishTask does).
 /// A call made from inside a task on a pool of one worker waits for itself: a deadlock.
 /// Every call is recorded.
 pub struct Waiting {
-    queue: Arc<(Mutex<(VecDeque<Job>, bool)>, Condvar)>,
+    queue: Jobs,
     threads: Vec<JoinHandle<()>>,
     workers: u32,
     pub calls: Arc<Calls>,
@@ -234,7 +237,7 @@ impl std::fmt::Debug for Waiting {
 
 impl Waiting {
     pub fn new(workers: u32) -> Self {
-        let queue: Arc<(Mutex<(VecDeque<Job>, bool)>, Condvar)> = Arc::default();
+        let queue: Jobs = Arc::default();
         let ranges = Arc::new(AtomicU64::new(0));
         let threads = (0..workers)
             .map(|i| {
