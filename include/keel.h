@@ -12,8 +12,8 @@
  * Lists and snapshots are read in two calls: with out == NULL (out_vertices,
  * out_points) the call returns KEEL_OK and writes only the size needed; then again
  * with a buffer of that capacity.
- * Snapshots (keel_body_snapshot, keel_world_snapshot): docs/SNAPSHOT.md gives their
- * layout, padding, reserved words, what a restore refuses, and the compatibility rule.
+ * Snapshots for rollback and replays: docs/SNAPSHOT.md gives their layout, padding,
+ * reserved words, what a restore refuses, and the compatibility rule.
  * Every function may be called from any thread; calls on one world are serialised
  * inside. Results are deterministic.
  *
@@ -119,10 +119,10 @@ typedef struct KeelWorldDesc {
   float water_viscosity;
   // The threads that step, the calling thread included; default 0. 0 = one per
   // processor, then as below. 1 = the calling thread only: keel starts no thread.
-  // 2 = the calling thread and one helper thread, started the first time a
-  // keel_world_step of two bodies or more, or a big body (over 1024 triangles) alone
-  // (keel_body_step, or keel_world_step of one), is stepped; never if the process may
-  // use one processor only. It spins up to 50 us after each share of a step it
+  // 2 = the calling thread and one helper thread, started the first time a batch of
+  // two bodies or more, or a big body alone (over 1024 triangles), is stepped: by
+  // keel_world_step, keel_body_step or a keel_world_step of one; never if the process
+  // may use one processor only. It spins up to 50 us after each share of a step it
   // takes, then sleeps. 3 or more = a pool of that many threads, started by
   // keel_world_create, which steps while the calling thread waits. At most 256.
   // Every thread is joined by keel_world_destroy. Ignored when enqueue_task is set.

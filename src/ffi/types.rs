@@ -137,10 +137,10 @@ pub struct KeelWorldDesc {
     pub water_viscosity: f32,
     /// The threads that step, the calling thread included; default 0. 0 = one per
     /// processor, then as below. 1 = the calling thread only: keel starts no thread.
-    /// 2 = the calling thread and one helper thread, started the first time a
-    /// keel_world_step of two bodies or more, or a big body (over 1024 triangles) alone
-    /// (keel_body_step, or keel_world_step of one), is stepped; never if the process may
-    /// use one processor only. It spins up to 50 us after each share of a step it
+    /// 2 = the calling thread and one helper thread, started the first time a batch of
+    /// two bodies or more, or a big body alone (over 1024 triangles), is stepped: by
+    /// keel_world_step, keel_body_step or a keel_world_step of one; never if the process
+    /// may use one processor only. It spins up to 50 us after each share of a step it
     /// takes, then sleeps. 3 or more = a pool of that many threads, started by
     /// keel_world_create, which steps while the calling thread waits. At most 256.
     /// Every thread is joined by keel_world_destroy. Ignored when enqueue_task is set.
