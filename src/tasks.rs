@@ -10,7 +10,7 @@
 //! Keel never calls [`TaskSystem::run`] from inside one of its own task items: a host whose
 //! workers block until a task is finished (a one-worker pool, say) would wait for itself.
 //! Every item Keel hands the host marks its thread as running Keel's task while it runs
-//! ([`inside_task`]), and work started there (a big body's section inside a batch's group)
+//! (`inside_task`), and work started there (a big body's section inside a batch's group)
 //! runs inline on that thread instead. Each section is one task: the items that share it
 //! are all enqueued at once, none from inside another. (Keel's own helper thread is marked
 //! the same way: it never hands work to itself.)
