@@ -99,16 +99,10 @@ fn c_program_exercises_the_whole_abi() {
 
 /// The same program under valgrind's memcheck: no invalid access, no leak (definite or
 /// possible: destroying a world waits for its worker threads). Skipped, and says so,
-/// where valgrind is not installed.
+/// where valgrind is not installed (and fails then under CI).
 #[test]
 fn c_program_runs_clean_under_valgrind() {
-    if Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .map(|o| !o.status.success())
-        .unwrap_or(true)
-    {
-        eprintln!("skipped: valgrind is not installed (apt-get install valgrind; .ci/run installs it)");
+    if !valgrind_or_skip() {
         return;
     }
     let (dir, exe) = build_c_program("valgrind");
