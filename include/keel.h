@@ -4,9 +4,18 @@
  *
  * Conventions: SI units, Y up, gravity along -Y. A triangle (a, b, c) faces
  * cross(b - a, c - a). Handles are 64-bit generational ids; 0 is never valid.
- * Every function that can fail returns a KeelStatus; on failure nothing is written and
- * keel_last_error_message() says why. Every function may be called from any thread;
- * calls on one world are serialised inside. Results are deterministic.
+ * Every function that can fail returns a KeelStatus, and on failure
+ * keel_last_error_message() says why. What a failure writes: nothing, and nothing
+ * changes, with two exceptions. KEEL_ERROR_BUFFER_TOO_SMALL writes the size needed to
+ * *out_count (*out_size for snapshots) and nothing else. KEEL_ERROR_INTERNAL (a caught
+ * panic, a bug in keel) keeps the world usable but may have written outputs in part.
+ * Lists and snapshots are read in two calls: with out == NULL (out_vertices,
+ * out_points) the call returns KEEL_OK and writes only the size needed; then again
+ * with a buffer of that capacity.
+ * Snapshots for rollback and replays: docs/SNAPSHOT.md gives their layout, padding,
+ * reserved words, what a restore refuses, and the compatibility rule.
+ * Every function may be called from any thread; calls on one world are serialised
+ * inside. Results are deterministic.
  *
  * SPDX-License-Identifier: MIT OR Apache-2.0
  */
@@ -18,7 +27,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// The snapshot format this library writes and reads.
+// The snapshot format this library writes and reads. Snapshots are little-endian bytes,
+// the same on every machine, laid out as docs/SNAPSHOT.md specifies (every offset, the
+// padding rows, the reserved words). A library reads only snapshots of its own version
+// and refuses others; within a version the layout never changes, and reserved words and
+// unknown flag bits must be zero (a later version may use them).
 #define KEEL_SNAPSHOT_VERSION 1
 
 // ABI version: major << 16 | minor. 1.1: API.md's "1.1 additions" (wind, current,
@@ -47,8 +60,9 @@
 // VISCOUS | PRESSURE_DRAG | AIR (which must then be clear).
 #define KEEL_FORCE_LUMPED_RESISTANCE 32
 
-// Result of every function that can fail. `KEEL_OK` is 0; on failure nothing is
-// written and `keel_last_error_message` says why.
+// Result of every function that can fail. `KEEL_OK` is 0. On failure
+// `keel_last_error_message` says why, and nothing is written or changed, but for
+// KEEL_ERROR_BUFFER_TOO_SMALL (which writes the size needed) and KEEL_ERROR_INTERNAL.
 typedef enum KeelStatus {
   // Success.
   KEEL_OK = 0,
@@ -60,9 +74,11 @@ typedef enum KeelStatus {
   KEEL_ERROR_INVALID_ARGUMENT = 3,
   // Index out of range, index_count % 3 != 0, no usable triangle.
   KEEL_ERROR_INVALID_MESH = 4,
-  // The output buffer is too small: *out_count says how many are needed.
+  // The output buffer is too small: the size needed is written to *out_count (or
+  // *out_size for a snapshot), and nothing else is written.
   KEEL_ERROR_BUFFER_TOO_SMALL = 5,
-  // A caught panic: a bug in keel. The world stays usable.
+  // A caught panic: a bug in keel. The world stays usable; the call's outputs may
+  // have been written in part.
   KEEL_ERROR_INTERNAL = 6,
 } KeelStatus;
 
@@ -70,12 +86,18 @@ typedef enum KeelStatus {
 // 0 to worker_count - 1; keel does not use it) with the task_context keel gave.
 typedef void (*KeelTaskFn)(uint32_t start, uint32_t end, uint32_t worker_index, void *task_context);
 
-// Starts running task over item_count items, split into ranges of at least min_range
-// items (the last may be shorter), on the host's workers, and returns a handle that
-// finish_task waits on. Every item must run exactly once. Returning NULL says that the
-// task has already run in full within this call (a serial host); finish_task is then not
-// called. Keel calls it from the thread that called keel_world_step or keel_body_step,
-// never from inside one of its own tasks.
+// Starts running task over item_count items on the host's workers, in ranges (start,
+// end) within 0 to item_count, best of min_range items or more (a hint: any split is
+// correct), on any threads, the calling one included, at once or in any order, and
+// returns a handle that finish_task waits on. Returning NULL says that the task has
+// already run within this call (a serial host); finish_task is then not called.
+// What keel needs: no range of the task runs after finish_task has returned (or after
+// enqueue_task has returned NULL). Nothing more: an item the host never runs is run by
+// keel on the calling thread after finish_task, and an item run twice does nothing the
+// second time (both only cost time). Keel calls enqueue_task and finish_task only from
+// the thread that called keel_world_step or keel_body_step, never from inside one of
+// its own tasks: a task never waits for another, so a host whose workers block in
+// finish_task (a pool of one worker) cannot deadlock.
 typedef void *(*KeelEnqueueTask)(KeelTaskFn task,
                                  uint32_t item_count,
                                  uint32_t min_range,
@@ -95,10 +117,15 @@ typedef struct KeelWorldDesc {
   float air_density;
   // Kinematic viscosity, m^2/s, > 0; default 1.0e-6.
   float water_viscosity;
-  // Worker threads for keel_world_step: 0 = one per core; 1 = no worker threads.
-  // With two, a big body (over 1024 triangles) stepped alone runs on the calling
-  // thread beside one helper thread, started the first time; it spins up to 50 us
-  // after each share of a step it takes, then sleeps.
+  // The threads that step, the calling thread included; default 0. 0 = one per
+  // processor, then as below. 1 = the calling thread only: keel starts no thread.
+  // 2 = the calling thread and one helper thread, started the first time a batch of
+  // two bodies or more, or a big body alone (over 1024 triangles), is stepped: by
+  // keel_world_step, keel_body_step or a keel_world_step of one; never if the process
+  // may use one processor only. It spins up to 50 us after each share of a step it
+  // takes, then sleeps. 3 or more = a pool of that many threads, started by
+  // keel_world_create, which steps while the calling thread waits. At most 256.
+  // Every thread is joined by keel_world_destroy. Ignored when enqueue_task is set.
   uint32_t thread_count;
   // The host's job system, in place of keel's threads (Box2D v3's enqueueTask and
   // finishTask): both NULL (the default) keeps keel's own threads; both set, keel
@@ -654,6 +681,9 @@ enum KeelStatus keel_body_find_equilibrium(KeelWorld world,
 
 // (point, force) pairs, world, whose sum and moment about the centre of mass reproduce
 // the last step's force and torque, apart from the angular-damping couple.
+// Two calls: with out == NULL it returns KEEL_OK and writes only *out_count, the
+// pairs needed; with a capacity below that it returns KEEL_ERROR_BUFFER_TOO_SMALL,
+// writes *out_count and copies nothing.
 //
 // # Safety
 // `out` is NULL or holds `capacity` elements; `out_count` is valid.
@@ -665,6 +695,9 @@ enum KeelStatus keel_body_get_triangle_forces(KeelWorld world,
 
 // World-space submerged triangles of the last step, 3 vertices each (capacity and
 // *out_count count vertices), outward winding.
+// Two calls: with out_vertices == NULL it returns KEEL_OK and writes only *out_count, the
+// vertices needed; with a capacity below that it returns KEEL_ERROR_BUFFER_TOO_SMALL,
+// writes *out_count and copies nothing.
 //
 // # Safety
 // `out_vertices` is NULL or holds `capacity` elements; `out_count` is valid.
@@ -676,6 +709,9 @@ enum KeelStatus keel_body_get_submerged_triangles(KeelWorld world,
 
 // World-space emerged triangles of the last step, 3 vertices each (capacity and
 // *out_count count vertices), outward winding.
+// Two calls: with out_vertices == NULL it returns KEEL_OK and writes only *out_count, the
+// vertices needed; with a capacity below that it returns KEEL_ERROR_BUFFER_TOO_SMALL,
+// writes *out_count and copies nothing.
 //
 // # Safety
 // `out_vertices` is NULL or holds `capacity` elements; `out_count` is valid.
@@ -688,6 +724,9 @@ enum KeelStatus keel_body_get_emerged_triangles(KeelWorld world,
 // The waterline of the last step as segments, 2 points each (capacity and *out_count
 // count points), for foam and splash effects. On a closed hull the segments chain into
 // loops that run along the edge of the wetted surface.
+// Two calls: with out_points == NULL it returns KEEL_OK and writes only *out_count, the
+// points needed; with a capacity below that it returns KEEL_ERROR_BUFFER_TOO_SMALL,
+// writes *out_count and copies nothing.
 //
 // # Safety
 // `out_points` is NULL or holds `capacity` elements; `out_count` is valid.
@@ -698,8 +737,11 @@ enum KeelStatus keel_body_get_waterline(KeelWorld world,
                                         uint32_t *out_count);
 
 // Writes a body's snapshot: its slamming history and whether it has a last step (32
-// bytes plus 12 per triangle, padded). Restored with keel_body_restore into this body or
-// any body of a hull of the same geometry, in this world or another.
+// bytes plus 12 per triangle, the triangles padded to a multiple of 8; the layout is in
+// docs/SNAPSHOT.md). Restored with keel_body_restore into this body or any body of a
+// hull of the same geometry, in this world or another. Two calls: with out == NULL it
+// returns KEEL_OK and writes only *out_size, the bytes needed; with a capacity below
+// that it returns KEEL_ERROR_BUFFER_TOO_SMALL, writes *out_size and copies nothing.
 //
 // # Safety
 // `out` is NULL or holds `capacity` bytes; `out_size` is valid.
@@ -711,7 +753,11 @@ enum KeelStatus keel_body_snapshot(KeelWorld world,
 
 // Restores a body's snapshot: the body's next step gives the same bits as the step that
 // followed the snapshot, given the same state, dt and water. The body then has no last
-// step to detail until it steps.
+// step to detail until it steps. Every value is checked before any is applied: a
+// snapshot cut short or too long, of another version or kind, of another hull's
+// geometry, with a non-zero reserved word or unknown flag, a NaN or infinite history
+// value or a non-zero padding row (docs/SNAPSHOT.md) is refused with
+// KEEL_ERROR_INVALID_ARGUMENT and nothing changed.
 //
 // # Safety
 // `data` holds `size` bytes.
@@ -722,7 +768,9 @@ enum KeelStatus keel_body_restore(KeelWorld world,
 
 // Writes the world's snapshot: its water time, wind, current and origin, and every
 // body's snapshot with its handle (96 bytes plus 8 and keel_body_snapshot's size per
-// body).
+// body; the layout is in docs/SNAPSHOT.md). Two calls: with out == NULL it returns
+// KEEL_OK and writes only *out_size, the bytes needed; with a capacity below that it
+// returns KEEL_ERROR_BUFFER_TOO_SMALL, writes *out_size and copies nothing.
 //
 // # Safety
 // `out` is NULL or holds `capacity` bytes; `out_size` is valid.
@@ -734,8 +782,11 @@ enum KeelStatus keel_world_snapshot(KeelWorld world,
 // Restores a world's snapshot into the world it was taken of, which must hold the same
 // bodies (no body created or destroyed since) on hulls of the same geometry; otherwise
 // KEEL_ERROR_INVALID_ARGUMENT with nothing changed (a game whose rollback recreates
-// bodies restores each with keel_body_restore). Every body's next step then gives the
-// same bits as after the snapshot.
+// bodies restores each with keel_body_restore). Every value is checked before any is
+// applied, as keel_body_restore checks a body's, and the time, wind, current and origin
+// as their setters do: one bad value anywhere refuses the whole snapshot with
+// KEEL_ERROR_INVALID_ARGUMENT, no body and no condition changed (docs/SNAPSHOT.md).
+// Every body's next step then gives the same bits as after the snapshot.
 //
 // # Safety
 // `data` holds `size` bytes.
@@ -745,7 +796,8 @@ enum KeelStatus keel_world_restore(KeelWorld world, const uint8_t *data, uint32_
 // handles, which differ between processes): two peers whose worlds hold the same
 // bodies, created in the same order, stepped the same way, agree on it, whatever their
 // thread counts. Compare it between peers to detect a desync. It covers what keel
-// keeps; the bodies' poses and velocities are the host's to hash beside it.
+// keeps; the bodies' poses and velocities are the host's to hash beside it. What it
+// hashes: docs/SNAPSHOT.md ("State hash").
 //
 // # Safety
 // `out_hash` is NULL or valid.

@@ -9,16 +9,22 @@
 //! heightfield's heights, a callback) and the bodies' descriptions are the host's
 //! configuration, set again by the host if it changed them.
 //!
-//! A snapshot is plain little-endian bytes, the same on every machine:
+//! A snapshot is plain little-endian bytes, the same on every machine (docs/SNAPSHOT.md
+//! gives every offset, what a restore refuses, and the compatibility rule):
 //!
 //! ```text
 //! body  = magic "KEEL" (u32), FORMAT_VERSION (u32), KIND_BODY (u32), flags (u32:
-//!         bit 0 = has a last step), hull fingerprint (u64), rows (u32), 0 (u32),
-//!         then the history: rows x f32 of x, then of y, then of z
+//!         bit 0 = has a last step, the others 0), hull fingerprint (u64), rows (u32),
+//!         reserved (u32, 0), then the history: rows x f32 of x, then of y, then of z,
+//!         every one finite, the padding rows past the hull's triangles zero
 //! world = magic (u32), FORMAT_VERSION (u32), KIND_WORLD (u32), body count (u32),
 //!         time (f64), wind (3 x f64), current (3 x f64), origin (3 x f64),
 //!         then per body, in the world's slot order: its id (u64), its body snapshot
 //! ```
+//!
+//! A restore checks every value before it applies any: what a step could not have
+//! written (a NaN or an infinity in the history, a padding row not zero) would jam the
+//! body, and a non-zero reserved word is a later format's.
 //!
 //! The hull fingerprint is FNV-1a over the hull's welded vertices and triangles: a
 //! snapshot restores into any body of a hull of the same geometry, and is refused
@@ -257,8 +263,28 @@ impl<'a> Reader<'a> {
         }
         let fingerprint = self.u64()?;
         let rows = self.u32()? as usize;
-        let _reserved = self.u32()?;
-        let history = self.take(12 * rows)?;
+        let reserved = self.u32()?;
+        if reserved != 0 {
+            // (Zero in this version, so that a later one can give it a meaning.)
+            return Err(Error::argument(format!(
+                "the snapshot's reserved word is {reserved:#x}, not 0: a later format's, or damaged"
+            )));
+        }
+        let history = self.take(rows.saturating_mul(12))?;
+        // Every rate a step can leave is finite (`whole_triangles::narrow` clamps it to
+        // f32's range): a NaN or an infinity would make every next step's forces
+        // non-finite, so the body could not step until another snapshot came.
+        if let Some(at) = history
+            .chunks_exact(4)
+            .position(|x| !f32::from_le_bytes(x.try_into().expect("4 bytes")).is_finite())
+        {
+            let value = f32::from_le_bytes(history[4 * at..4 * at + 4].try_into().expect("4 bytes"));
+            return Err(Error::argument(format!(
+                "the snapshot's slamming history holds {value} (row {}, {}): every rate must be finite",
+                at % rows,
+                ["x", "y", "z"][at / rows]
+            )));
+        }
         Ok(BodyRecord {
             has_history: flags & 1 != 0,
             fingerprint,

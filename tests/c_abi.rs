@@ -33,11 +33,16 @@ fn static_library() -> PathBuf {
 
 /// Builds the C test program into a fresh directory and returns (directory, executable).
 fn build_c_program(tag: &str) -> (PathBuf, PathBuf) {
+    build_c_source("abi_test", tag)
+}
+
+/// Builds `tests/c/<name>.c` into a fresh directory and returns (directory, executable).
+fn build_c_source(name: &str, tag: &str) -> (PathBuf, PathBuf) {
     let lib = static_library();
-    let source = root().join("tests/c/abi_test.c");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("c_abi-{tag}-{}", std::process::id()));
+    let source = root().join(format!("tests/c/{name}.c"));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("c_abi-{name}-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("cannot create the temporary directory");
-    let exe = dir.join("abi_test");
+    let exe = dir.join(name);
 
     let compile = Command::new("cc")
         .args(["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-g"])
@@ -94,16 +99,10 @@ fn c_program_exercises_the_whole_abi() {
 
 /// The same program under valgrind's memcheck: no invalid access, no leak (definite or
 /// possible: destroying a world waits for its worker threads). Skipped, and says so,
-/// where valgrind is not installed.
+/// where valgrind is not installed (and fails then under CI).
 #[test]
 fn c_program_runs_clean_under_valgrind() {
-    if Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .map(|o| !o.status.success())
-        .unwrap_or(true)
-    {
-        eprintln!("skipped: valgrind is not installed (apt-get install valgrind; .ci/run installs it)");
+    if !valgrind_or_skip() {
         return;
     }
     let (dir, exe) = build_c_program("valgrind");
@@ -133,4 +132,79 @@ fn c_program_runs_clean_under_valgrind() {
         tail.into_iter().rev().collect::<Vec<_>>().join("\n")
     );
     assert_all_checks_passed(&stdout);
+}
+
+/// Whether valgrind runs here; if not, says the test is skipped (and fails under CI,
+/// which installs it).
+fn valgrind_or_skip() -> bool {
+    let found = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "valgrind is not installed, and CI must skip nothing"
+        );
+        eprintln!("skipped: valgrind is not installed (apt-get install valgrind; .ci/run installs it)");
+    }
+    found
+}
+
+/// The host's job system through keel.h alone (tests/c/host_tasks_test.c, issue 34): a
+/// one-worker pool whose finish waits, a serial executor and a helping pool, each
+/// recording that keel never calls them from inside one of its own tasks, on a batch
+/// holding the bunny and the bunny alone; `wrapper` runs the program (valgrind).
+fn run_host_tasks_program(tag: &str, wrapper: &[&str]) {
+    let (dir, exe) = build_c_source("host_tasks_test", tag);
+    let bunny = root().join("tests/meshes/bunny.obj");
+    let mut command = match wrapper.split_first() {
+        Some((program, args)) => {
+            let mut c = Command::new(program);
+            c.args(args).arg(&exe);
+            c
+        }
+        None => Command::new(&exe),
+    };
+    let run = command
+        .arg(&bunny)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    print!("{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let tail: Vec<&str> = stderr.lines().rev().take(40).collect();
+    assert!(
+        run.status.success(),
+        "the host tasks C test failed ({}):\n{stdout}{}",
+        run.status,
+        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+    );
+    assert_all_checks_passed(&stdout);
+}
+
+#[test]
+fn c_host_job_systems_are_never_called_from_inside_keels_tasks() {
+    run_host_tasks_program("plain", &[]);
+}
+
+#[test]
+fn c_host_job_systems_run_clean_under_valgrind() {
+    if !valgrind_or_skip() {
+        return;
+    }
+    let suppressions = format!("--suppressions={}", root().join("tests/valgrind.supp").display());
+    run_host_tasks_program(
+        "valgrind",
+        &[
+            "valgrind",
+            "--error-exitcode=99",
+            "--leak-check=full",
+            "--show-leak-kinds=definite,possible",
+            "--errors-for-leak-kinds=definite,possible",
+            "--track-origins=no",
+            &suppressions,
+        ],
+    );
 }

@@ -292,6 +292,23 @@ impl Body {
                 self.hull.columns.len()
             )));
         }
+        // The rows past the hull's triangles pad its columns (`crate::hull::TriangleColumns`):
+        // triangles of no area, whose rates every step leaves at zero (of either sign).
+        let triangles = self.hull.triangles.len();
+        for (axis, column) in record.history.chunks_exact(4 * record.rows.max(1)).enumerate() {
+            if let Some(k) = column[4 * triangles..]
+                .chunks_exact(4)
+                .position(|x| f32::from_le_bytes(x.try_into().expect("4 bytes")) != 0.0)
+            {
+                return Err(Error::argument(format!(
+                    "the snapshot's slamming history has a non-zero rate in padding row {} ({}): rows {triangles} \
+                     to {} are no triangle's and must hold zeros",
+                    triangles + k,
+                    ["x", "y", "z"][axis],
+                    record.rows - 1
+                )));
+            }
+        }
         Ok(())
     }
 

@@ -787,6 +787,9 @@ unsafe fn copy_points<const N: usize>(
 
 /// (point, force) pairs, world, whose sum and moment about the centre of mass reproduce
 /// the last step's force and torque, apart from the angular-damping couple.
+/// Two calls: with out == NULL it returns KEEL_OK and writes only *out_count, the
+/// pairs needed; with a capacity below that it returns KEEL_ERROR_BUFFER_TOO_SMALL,
+/// writes *out_count and copies nothing.
 ///
 /// # Safety
 /// `out` is NULL or holds `capacity` elements; `out_count` is valid.
@@ -812,6 +815,9 @@ pub unsafe extern "C" fn keel_body_get_triangle_forces(
 
 /// World-space submerged triangles of the last step, 3 vertices each (capacity and
 /// *out_count count vertices), outward winding.
+/// Two calls: with out_vertices == NULL it returns KEEL_OK and writes only *out_count, the
+/// vertices needed; with a capacity below that it returns KEEL_ERROR_BUFFER_TOO_SMALL,
+/// writes *out_count and copies nothing.
 ///
 /// # Safety
 /// `out_vertices` is NULL or holds `capacity` elements; `out_count` is valid.
@@ -833,6 +839,9 @@ pub unsafe extern "C" fn keel_body_get_submerged_triangles(
 
 /// World-space emerged triangles of the last step, 3 vertices each (capacity and
 /// *out_count count vertices), outward winding.
+/// Two calls: with out_vertices == NULL it returns KEEL_OK and writes only *out_count, the
+/// vertices needed; with a capacity below that it returns KEEL_ERROR_BUFFER_TOO_SMALL,
+/// writes *out_count and copies nothing.
 ///
 /// # Safety
 /// `out_vertices` is NULL or holds `capacity` elements; `out_count` is valid.
@@ -855,6 +864,9 @@ pub unsafe extern "C" fn keel_body_get_emerged_triangles(
 /// The waterline of the last step as segments, 2 points each (capacity and *out_count
 /// count points), for foam and splash effects. On a closed hull the segments chain into
 /// loops that run along the edge of the wetted surface.
+/// Two calls: with out_points == NULL it returns KEEL_OK and writes only *out_count, the
+/// points needed; with a capacity below that it returns KEEL_ERROR_BUFFER_TOO_SMALL,
+/// writes *out_count and copies nothing.
 ///
 /// # Safety
 /// `out_points` is NULL or holds `capacity` elements; `out_count` is valid.

@@ -24,7 +24,11 @@ use crate::world::{BodyId, World};
 // capacity nothing is copied, *out_size is the size needed and the call returns
 // KEEL_ERROR_BUFFER_TOO_SMALL.
 
-/// The snapshot format this library writes and reads.
+/// The snapshot format this library writes and reads. Snapshots are little-endian bytes,
+/// the same on every machine, laid out as docs/SNAPSHOT.md specifies (every offset, the
+/// padding rows, the reserved words). A library reads only snapshots of its own version
+/// and refuses others; within a version the layout never changes, and reserved words and
+/// unknown flag bits must be zero (a later version may use them).
 pub const KEEL_SNAPSHOT_VERSION: u32 = 1;
 
 const _: () = assert!(KEEL_SNAPSHOT_VERSION == crate::snapshot::FORMAT_VERSION);
@@ -57,8 +61,11 @@ unsafe fn copy_snapshot(
 }
 
 /// Writes a body's snapshot: its slamming history and whether it has a last step (32
-/// bytes plus 12 per triangle, padded). Restored with keel_body_restore into this body or
-/// any body of a hull of the same geometry, in this world or another.
+/// bytes plus 12 per triangle, the triangles padded to a multiple of 8; the layout is in
+/// docs/SNAPSHOT.md). Restored with keel_body_restore into this body or any body of a
+/// hull of the same geometry, in this world or another. Two calls: with out == NULL it
+/// returns KEEL_OK and writes only *out_size, the bytes needed; with a capacity below
+/// that it returns KEEL_ERROR_BUFFER_TOO_SMALL, writes *out_size and copies nothing.
 ///
 /// # Safety
 /// `out` is NULL or holds `capacity` bytes; `out_size` is valid.
@@ -81,7 +88,11 @@ pub unsafe extern "C" fn keel_body_snapshot(
 
 /// Restores a body's snapshot: the body's next step gives the same bits as the step that
 /// followed the snapshot, given the same state, dt and water. The body then has no last
-/// step to detail until it steps.
+/// step to detail until it steps. Every value is checked before any is applied: a
+/// snapshot cut short or too long, of another version or kind, of another hull's
+/// geometry, with a non-zero reserved word or unknown flag, a NaN or infinite history
+/// value or a non-zero padding row (docs/SNAPSHOT.md) is refused with
+/// KEEL_ERROR_INVALID_ARGUMENT and nothing changed.
 ///
 /// # Safety
 /// `data` holds `size` bytes.
@@ -95,7 +106,9 @@ pub unsafe extern "C" fn keel_body_restore(world: KeelWorld, body: KeelBody, dat
 
 /// Writes the world's snapshot: its water time, wind, current and origin, and every
 /// body's snapshot with its handle (96 bytes plus 8 and keel_body_snapshot's size per
-/// body).
+/// body; the layout is in docs/SNAPSHOT.md). Two calls: with out == NULL it returns
+/// KEEL_OK and writes only *out_size, the bytes needed; with a capacity below that it
+/// returns KEEL_ERROR_BUFFER_TOO_SMALL, writes *out_size and copies nothing.
 ///
 /// # Safety
 /// `out` is NULL or holds `capacity` bytes; `out_size` is valid.
@@ -117,8 +130,11 @@ pub unsafe extern "C" fn keel_world_snapshot(
 /// Restores a world's snapshot into the world it was taken of, which must hold the same
 /// bodies (no body created or destroyed since) on hulls of the same geometry; otherwise
 /// KEEL_ERROR_INVALID_ARGUMENT with nothing changed (a game whose rollback recreates
-/// bodies restores each with keel_body_restore). Every body's next step then gives the
-/// same bits as after the snapshot.
+/// bodies restores each with keel_body_restore). Every value is checked before any is
+/// applied, as keel_body_restore checks a body's, and the time, wind, current and origin
+/// as their setters do: one bad value anywhere refuses the whole snapshot with
+/// KEEL_ERROR_INVALID_ARGUMENT, no body and no condition changed (docs/SNAPSHOT.md).
+/// Every body's next step then gives the same bits as after the snapshot.
 ///
 /// # Safety
 /// `data` holds `size` bytes.
@@ -134,7 +150,8 @@ pub unsafe extern "C" fn keel_world_restore(world: KeelWorld, data: *const u8, s
 /// handles, which differ between processes): two peers whose worlds hold the same
 /// bodies, created in the same order, stepped the same way, agree on it, whatever their
 /// thread counts. Compare it between peers to detect a desync. It covers what keel
-/// keeps; the bodies' poses and velocities are the host's to hash beside it.
+/// keeps; the bodies' poses and velocities are the host's to hash beside it. What it
+/// hashes: docs/SNAPSHOT.md ("State hash").
 ///
 /// # Safety
 /// `out_hash` is NULL or valid.

@@ -14,8 +14,9 @@ use crate::world::{HullId, WorldDesc};
 /// KeelBodyDesc is shorter.
 pub const KEEL_ABI_VERSION: u32 = (1 << 16) | 1;
 
-/// Result of every function that can fail. `KEEL_OK` is 0; on failure nothing is
-/// written and `keel_last_error_message` says why.
+/// Result of every function that can fail. `KEEL_OK` is 0. On failure
+/// `keel_last_error_message` says why, and nothing is written or changed, but for
+/// KEEL_ERROR_BUFFER_TOO_SMALL (which writes the size needed) and KEEL_ERROR_INTERNAL.
 #[allow(non_camel_case_types)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(C)]
@@ -30,9 +31,11 @@ pub enum KeelStatus {
     KEEL_ERROR_INVALID_ARGUMENT = 3,
     /// Index out of range, index_count % 3 != 0, no usable triangle.
     KEEL_ERROR_INVALID_MESH = 4,
-    /// The output buffer is too small: *out_count says how many are needed.
+    /// The output buffer is too small: the size needed is written to *out_count (or
+    /// *out_size for a snapshot), and nothing else is written.
     KEEL_ERROR_BUFFER_TOO_SMALL = 5,
-    /// A caught panic: a bug in keel. The world stays usable.
+    /// A caught panic: a bug in keel. The world stays usable; the call's outputs may
+    /// have been written in part.
     KEEL_ERROR_INTERNAL = 6,
 }
 
@@ -132,10 +135,15 @@ pub struct KeelWorldDesc {
     pub air_density: f32,
     /// Kinematic viscosity, m^2/s, > 0; default 1.0e-6.
     pub water_viscosity: f32,
-    /// Worker threads for keel_world_step: 0 = one per core; 1 = no worker threads.
-    /// With two, a big body (over 1024 triangles) stepped alone runs on the calling
-    /// thread beside one helper thread, started the first time; it spins up to 50 us
-    /// after each share of a step it takes, then sleeps.
+    /// The threads that step, the calling thread included; default 0. 0 = one per
+    /// processor, then as below. 1 = the calling thread only: keel starts no thread.
+    /// 2 = the calling thread and one helper thread, started the first time a batch of
+    /// two bodies or more, or a big body alone (over 1024 triangles), is stepped: by
+    /// keel_world_step, keel_body_step or a keel_world_step of one; never if the process
+    /// may use one processor only. It spins up to 50 us after each share of a step it
+    /// takes, then sleeps. 3 or more = a pool of that many threads, started by
+    /// keel_world_create, which steps while the calling thread waits. At most 256.
+    /// Every thread is joined by keel_world_destroy. Ignored when enqueue_task is set.
     pub thread_count: u32,
     /// The host's job system, in place of keel's threads (Box2D v3's enqueueTask and
     /// finishTask): both NULL (the default) keeps keel's own threads; both set, keel
@@ -547,12 +555,18 @@ pub const KEEL_SPECTRUM_JONSWAP: KeelSpectrum = 1;
 pub type KeelTaskFn =
     Option<unsafe extern "C" fn(start: u32, end: u32, worker_index: u32, task_context: *mut std::ffi::c_void)>;
 
-/// Starts running task over item_count items, split into ranges of at least min_range
-/// items (the last may be shorter), on the host's workers, and returns a handle that
-/// finish_task waits on. Every item must run exactly once. Returning NULL says that the
-/// task has already run in full within this call (a serial host); finish_task is then not
-/// called. Keel calls it from the thread that called keel_world_step or keel_body_step,
-/// never from inside one of its own tasks.
+/// Starts running task over item_count items on the host's workers, in ranges (start,
+/// end) within 0 to item_count, best of min_range items or more (a hint: any split is
+/// correct), on any threads, the calling one included, at once or in any order, and
+/// returns a handle that finish_task waits on. Returning NULL says that the task has
+/// already run within this call (a serial host); finish_task is then not called.
+/// What keel needs: no range of the task runs after finish_task has returned (or after
+/// enqueue_task has returned NULL). Nothing more: an item the host never runs is run by
+/// keel on the calling thread after finish_task, and an item run twice does nothing the
+/// second time (both only cost time). Keel calls enqueue_task and finish_task only from
+/// the thread that called keel_world_step or keel_body_step, never from inside one of
+/// its own tasks: a task never waits for another, so a host whose workers block in
+/// finish_task (a pool of one worker) cannot deadlock.
 pub type KeelEnqueueTask = Option<
     unsafe extern "C" fn(
         task: KeelTaskFn,

@@ -7,10 +7,19 @@
 //! a batch of one): its halves and chunks, whose sums are added in a fixed order whatever
 //! ran them. The results are the bits the world's own threads give.
 //!
+//! Keel never calls [`TaskSystem::run`] from inside one of its own task items: a host whose
+//! workers block until a task is finished (a one-worker pool, say) would wait for itself.
+//! Every item Keel hands the host marks its thread as running Keel's task while it runs
+//! (`inside_task`), and work started there (a big body's section inside a batch's group)
+//! runs inline on that thread instead. Each section is one task: the items that share it
+//! are all enqueued at once, none from inside another. (Keel's own helper thread is marked
+//! the same way: it never hands work to itself.)
+//!
 //! Keel does not rely on the host to run each item exactly once: every item is claimed
 //! before it runs (an item run twice does nothing the second time), and what the host did
 //! not run when [`TaskSystem::run`] returns is run then on the calling thread.
 
+use std::cell::Cell;
 use std::sync::Mutex;
 use std::sync::PoisonError;
 
@@ -25,6 +34,48 @@ pub trait TaskSystem: Send + Sync + std::fmt::Debug {
     /// thread included), and returns once every range is done. `worker` is the index of
     /// the worker in `0..worker_count()` (keel does not use it).
     fn run(&self, item_count: u32, min_range: u32, task: &(dyn Fn(u32, u32, u32) + Sync));
+}
+
+thread_local! {
+    /// Whether this thread is running one of Keel's task items (or is Keel's helper
+    /// thread): work it starts runs here rather than going to the host or the helper.
+    static INSIDE_TASK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether this thread is running one of Keel's tasks: a section started here runs inline.
+pub(crate) fn inside_task() -> bool {
+    INSIDE_TASK.with(Cell::get)
+}
+
+/// Marks this thread as one of Keel's for good (the world's helper thread).
+pub(crate) fn mark_thread_as_keels() {
+    INSIDE_TASK.with(|t| t.set(true));
+}
+
+/// Runs `work` with this thread marked as inside one of Keel's tasks, and restores the
+/// mark after (a host's worker runs other tasks too), a panic included.
+fn as_task<R>(work: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            INSIDE_TASK.with(|t| t.set(self.0));
+        }
+    }
+    let _restore = Restore(INSIDE_TASK.with(|t| t.replace(true)));
+    work()
+}
+
+/// `item(i)` for every `i` in `0..item_count`, as one task of the host's: each item on
+/// one of its workers, marked as inside Keel's task. From inside one of Keel's tasks, every
+/// item runs here, in order, and the host is not called.
+pub(crate) fn run(tasks: &dyn TaskSystem, item_count: u32, item: &(dyn Fn(u32) + Sync)) {
+    if inside_task() {
+        (0..item_count).for_each(item);
+        return;
+    }
+    tasks.run(item_count, 1, &|start, end, _| {
+        as_task(|| (start..end.min(item_count)).for_each(item));
+    });
 }
 
 /// `a` and `b` as two items of one task; what the host did not run, run here after.
@@ -49,11 +100,7 @@ where
             *rb.lock().unwrap_or_else(PoisonError::into_inner) = Some(work());
         }
     };
-    tasks.run(2, 1, &|start, end, _| {
-        for item in start..end.min(2) {
-            if item == 0 { run_a() } else { run_b() }
-        }
-    });
+    run(tasks, 2, &|item| if item == 0 { run_a() } else { run_b() });
     run_a();
     run_b();
     let ra = ra.into_inner().unwrap_or_else(PoisonError::into_inner);
@@ -65,14 +112,33 @@ where
     }
 }
 
-/// `work` once per worker, then once more here (`work` takes what is left to do, and is
-/// harmless when nothing is).
-pub(crate) fn everyone(tasks: &dyn TaskSystem, work: &(impl Fn() + Sync)) {
-    let workers = tasks.worker_count().max(1);
-    tasks.run(workers, 1, &|start, end, _| {
-        for _ in start..end {
-            work();
+/// `first`, then `take(true)`, as item 0 of one task, and `take(false)` as each of the
+/// others (one per worker but the first's), returning what `first` returned: the one task
+/// of a section shared from both ends (`crate::runtime::team::Team::share_from_both_ends`).
+/// `take` takes what is left to do, one piece at a time, and is harmless when nothing is.
+/// What the host did not run is run here after.
+pub(crate) fn share<R: Send>(
+    tasks: &dyn TaskSystem,
+    first: impl FnOnce() -> R + Send,
+    take: &(impl Fn(bool) + Sync),
+) -> R {
+    let first = Mutex::new(Some(first));
+    let result = Mutex::new(None);
+    let front = || {
+        let work = first.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(work) = work {
+            let r = work();
+            *result.lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
+            take(true);
         }
-    });
-    work();
+    };
+    let workers = tasks.worker_count().max(1);
+    run(tasks, workers, &|item| if item == 0 { front() } else { take(false) });
+    front();
+    take(true);
+    match result.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        Some(r) => r,
+        // (Only if `first` panicked, which the host's worker then reports.)
+        None => panic!("a task's work did not finish"),
+    }
 }

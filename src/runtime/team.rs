@@ -125,30 +125,29 @@ impl Team<'_> {
                         None => break,
                     }
                 };
-                let (first, ()) = self.join(
-                    || {
-                        let first = first();
-                        take(true);
-                        first
-                    },
-                    || self.everyone(&|| take(false)),
-                );
-                first
+                match self {
+                    // One task of the host's for the whole section: the front and every
+                    // worker's back in it, none started from inside another.
+                    Team::Host(tasks) => crate::runtime::tasks::share(tasks, first, &take),
+                    // The helper is one thread: it takes the back, and has nothing to
+                    // hand on.
+                    Team::Helper(helper) => helper.join(|| first_then(first, &take), || take(false)).0,
+                    // Rayon's joins nest by design (a thread waiting on a join steals).
+                    _ => {
+                        let back = || spread(rayon::current_num_threads(), &|| take(false));
+                        self.join(|| first_then(first, &take), back).0
+                    }
+                }
             }
         }
     }
+}
 
-    /// Runs `work` on every thread of the team at once (including this one).
-    pub(crate) fn everyone(self, work: &(impl Fn() + Sync)) {
-        match self {
-            Team::Alone => work(),
-            Team::Pool => spread(rayon::current_num_threads(), work),
-            Team::Helper(helper) => {
-                helper.join(work, work);
-            }
-            Team::Host(tasks) => crate::runtime::tasks::everyone(tasks, work),
-        }
-    }
+/// `first`, then the items from the front.
+fn first_then<R>(first: impl FnOnce() -> R, take: &impl Fn(bool)) -> R {
+    let first = first();
+    take(true);
+    first
 }
 
 /// `work` on `threads` of this rayon pool's threads, this one first.
@@ -271,11 +270,13 @@ impl Helper {
     {
         let shared = &*self.shared;
         // The slot is free unless another section is posted (a section that joins again,
-        // or a second thread stepping with this helper): then both run here.
-        if shared
-            .state
-            .compare_exchange(EMPTY, WRITING, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
+        // or a second thread stepping with this helper): then both run here. So do both
+        // on the helper thread itself, which would otherwise hand itself work.
+        if crate::runtime::tasks::inside_task()
+            || shared
+                .state
+                .compare_exchange(EMPTY, WRITING, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
         {
             let ra = a();
             return (ra, b());
@@ -340,6 +341,8 @@ impl Drop for Helper {
 
 /// The helper thread: takes posted sections, spins [`SPIN`] after each, then parks.
 fn help(shared: &Shared) {
+    // What a section starts here runs here (`Helper::join`).
+    crate::runtime::tasks::mark_thread_as_keels();
     let mut idle_since = Instant::now();
     let mut spins = 0u32;
     loop {

@@ -81,6 +81,10 @@ pub struct Environment<'a> {
     /// The host's job system, for a big hull stepped on its own (a world given one has no
     /// pool and no helper).
     pub(crate) tasks: Option<&'a dyn crate::runtime::tasks::TaskSystem>,
+    /// The world's own pool: a big hull shares its triangles among its threads when the
+    /// step runs on one of them (never on another rayon pool, a host's, that happens to
+    /// run the step).
+    pub(crate) pool: Option<&'a rayon::ThreadPool>,
 }
 
 impl<'a> Environment<'a> {
@@ -89,9 +93,9 @@ impl<'a> Environment<'a> {
         match self.helper {
             Some(helper) => Team::Helper(helper),
             None if let Some(tasks) = self.tasks => Team::Host(tasks),
-            // Only on a world's pool, never rayon's global one, which the host did not ask
-            // for.
-            None if self.share_triangles && rayon::current_thread_index().is_some() => Team::Pool,
+            // Only on the world's own pool, never rayon's global one or a host's, which the
+            // host did not hand keel.
+            None if self.share_triangles && self.pool.is_some_and(|p| p.current_thread_index().is_some()) => Team::Pool,
             None => Team::Alone,
         }
     }

@@ -34,6 +34,7 @@ fn env(water: &Water) -> Environment<'_> {
         share_triangles: true,
         helper: None,
         tasks: None,
+        pool: None,
     }
 }
 

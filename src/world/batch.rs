@@ -552,7 +552,8 @@ impl World {
             share_triangles: ids.len() < self.thread_count(),
             helper,
             // (A batch's bodies are each one item of the host's tasks, and a task does not
-            // start tasks of its own: only a big body alone shares its sections.)
+            // start tasks of its own: only a big body alone shares its sections. Were it
+            // given them inside a task, they would run inline: `crate::runtime::tasks::run`.)
             tasks: self.tasks.as_deref().filter(|_| alone),
             ..self.environment()
         };
@@ -665,7 +666,7 @@ fn run_groups(
             step_group(unsafe { &mut *base.0.add(i) }, true);
         }
     };
-    tasks.run(n as u32, 1, &|start, end, _| (start..end).for_each(|i| run(i as usize)));
+    crate::runtime::tasks::run(tasks, n as u32, &|i| run(i as usize));
     (0..n).for_each(run);
 }
 

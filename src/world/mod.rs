@@ -67,9 +67,12 @@ pub struct WorldDesc {
     pub air_density: f64,
     /// Kinematic viscosity of the water, m^2/s.
     pub water_viscosity: f64,
-    /// Worker threads for batch steps: 0 = one per core, 1 = none. With two, a big body
-    /// stepped alone runs on the caller's thread beside a helper thread instead
-    /// (`World::step_body`).
+    /// The threads that step, the caller's included: 0 = one per processor; 1 = the
+    /// caller's only; 2 = the caller's and one helper thread, started the first time a
+    /// batch of two bodies or more, or a big body (over 1024 triangles) alone, is stepped
+    /// (`World::step_bodies`, `World::step_body`); 3 or more = a pool of that many
+    /// threads owned by the world, started with it, on which the steps run while the
+    /// caller waits.
     pub thread_count: u32,
 }
 
@@ -197,6 +200,9 @@ pub struct World {
     hulls: Slots<HullEntry>,
     bodies: Slots<Mutex<Body>>,
     pool: Option<Workers>,
+    /// The threads `desc.thread_count` asks for (0 resolved to the processors): 1 is the
+    /// caller's alone, 2 the caller's and the helper, more the pool's.
+    threads: usize,
     /// The thread that shares a big body's step with the caller's (`step_body` in a
     /// two-thread world), started the first time it is needed ...
     helper: Option<Helper>,
@@ -234,12 +240,18 @@ impl World {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n as usize,
         };
-        let pool = if threads > 1 {
+        // Two threads are the caller's and the helper (started when first needed,
+        // `World::wake_helper`): no pool, whose threads would sit idle beside it.
+        let pool = if threads > 2 {
             Some(Workers::start(threads)?)
         } else {
             None
         };
-        Self::build(desc, pool, None)
+        let mut world = Self::build(desc, pool, None)?;
+        world.threads = threads;
+        // (A helper that cannot run beside the caller would only make it wait.)
+        world.no_helper = threads == 2 && std::thread::available_parallelism().map_or(1, |n| n.get()) < 2;
+        Ok(world)
     }
 
     /// A world whose parallel work runs on the host's job system ([`crate::runtime::tasks`]): a
@@ -266,6 +278,7 @@ impl World {
             hulls: Slots::new(HandleKind::Hull),
             bodies: Slots::new(HandleKind::Body),
             pool,
+            threads: 1,
             helper: None,
             no_helper: false,
             wind: DVec3::ZERO,
@@ -595,6 +608,7 @@ impl World {
             share_triangles: true,
             helper: None,
             tasks: None,
+            pool: self.pool.as_ref().and_then(|w| w.pool.as_ref()),
         }
     }
 
@@ -632,14 +646,15 @@ impl World {
         }
     }
 
-    /// Whether a body stepped on its own shares its step with the world's helper thread
-    /// (which this starts the first time and wakes): a big one in a two-thread world.
-    /// With more threads the pool shares it: it has more of them. (On two, the step stays
-    /// on the host's thread beside the helper: the pool's hand-overs cost a tenth of
-    /// such a step, `crate::runtime::team`.) Not if no thread could be started, or if this
-    /// process may use one processor only: the pool then does it.
+    /// Whether work of a two-thread world is shared with its helper thread (which this
+    /// starts the first time and wakes): a batch of two bodies or more (`divisible` is
+    /// then true) or a big body alone. With more threads the pool shares it: it has more
+    /// of them. (On two, the step stays on the host's thread beside the helper: a pool's
+    /// hand-overs cost a tenth of such a step, `crate::runtime::team`.) Not if no thread could be
+    /// started, or if this process may use one processor only: the caller then does it
+    /// all.
     fn wake_helper(&mut self, divisible: bool) -> bool {
-        if !divisible || self.thread_count() != 2 || self.tasks.is_some() {
+        if !divisible || self.threads != 2 || self.tasks.is_some() {
             return false;
         }
         if self.helper.is_none() && !self.no_helper {
@@ -652,15 +667,18 @@ impl World {
         self.helper.as_ref().inspect(|h| h.wake()).is_some()
     }
 
-    /// Number of worker threads a batch step uses (1 when it runs on the caller's).
+    /// Number of threads a batch step uses: the host's workers; else 1 (the caller's
+    /// alone), 2 (the caller's and the helper thread, unless it cannot run beside the
+    /// caller: then 1), or the pool's.
     pub fn thread_count(&self) -> usize {
         if let Some(tasks) = &self.tasks {
             return tasks.worker_count() as usize;
         }
-        self.pool
-            .as_ref()
-            .and_then(|w| w.pool.as_ref())
-            .map_or(1, |p| p.current_num_threads())
+        match self.pool.as_ref().and_then(|w| w.pool.as_ref()) {
+            Some(pool) => pool.current_num_threads(),
+            None if self.threads == 2 && !self.no_helper => 2,
+            None => 1,
+        }
     }
 }
 

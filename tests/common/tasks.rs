@@ -145,3 +145,205 @@ impl Drop for Pool {
         }
     }
 }
+
+thread_local! {
+    /// Whether this thread is running one of Keel's task items right now (set by the
+    /// job systems below around every range they run).
+    static IN_TASK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `task(start, end, worker)` with this thread marked as inside one of Keel's tasks.
+fn run_marked(task: &(dyn Fn(u32, u32, u32) + Sync), start: u32, end: u32, worker: u32) {
+    let was = IN_TASK.with(|t| t.replace(true));
+    task(start, end, worker);
+    IN_TASK.with(|t| t.set(was));
+}
+
+/// What a job system saw of Keel's calls.
+#[derive(Debug, Default)]
+pub struct Calls {
+    /// Every call of `run` (an enqueue and its finish).
+    pub runs: AtomicU64,
+    /// Calls made from inside one of Keel's task items: each breaks the header's promise.
+    pub nested: AtomicU64,
+    /// The names of the threads those nested calls came from.
+    pub nested_threads: Mutex<Vec<String>>,
+}
+
+impl Calls {
+    fn note(&self) {
+        self.runs.fetch_add(1, Ordering::Relaxed);
+        if IN_TASK.with(std::cell::Cell::get) {
+            self.nested.fetch_add(1, Ordering::Relaxed);
+            let name = std::thread::current().name().unwrap_or("unnamed").to_owned();
+            self.nested_threads.lock().unwrap().push(name);
+        }
+    }
+}
+
+/// A serial executor that records its calls: every item runs on the calling thread,
+/// one range at a time of `min_range` items.
+#[derive(Debug, Default)]
+pub struct RecordingSerial {
+    pub calls: Calls,
+}
+
+impl TaskSystem for RecordingSerial {
+    fn worker_count(&self) -> u32 {
+        1
+    }
+
+    fn run(&self, item_count: u32, min_range: u32, task: &(dyn Fn(u32, u32, u32) + Sync)) {
+        self.calls.note();
+        let step = min_range.max(1);
+        let mut start = 0;
+        while start < item_count {
+            let end = (start + step).min(item_count);
+            run_marked(task, start, end, 0);
+            start = end;
+        }
+    }
+}
+
+/// A job to one worker: the task's ranges, and how many items are done.
+struct Job {
+    task: &'static (dyn Fn(u32, u32, u32) + Sync),
+    item_count: u32,
+    min_range: u32,
+    done: Arc<(Mutex<bool>, Condvar)>,
+}
+
+/// The jobs waiting for a worker, and whether the pool is closing.
+type Jobs = Arc<(Mutex<(VecDeque<Job>, bool)>, Condvar)>;
+
+/// A pool of `workers` threads of its own on which every range runs; the caller only
+/// waits (`finish` blocks until the task is done, as Box2D's samples' finishTask does).
+/// A call made from inside a task on a pool of one worker waits for itself: a deadlock.
+/// Every call is recorded.
+pub struct Waiting {
+    queue: Jobs,
+    threads: Vec<JoinHandle<()>>,
+    workers: u32,
+    pub calls: Arc<Calls>,
+    /// Ranges run, on the pool's threads (all of them).
+    pub ranges: Arc<AtomicU64>,
+}
+
+impl std::fmt::Debug for Waiting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Waiting").field("workers", &self.workers).finish()
+    }
+}
+
+impl Waiting {
+    pub fn new(workers: u32) -> Self {
+        let queue: Jobs = Arc::default();
+        let ranges = Arc::new(AtomicU64::new(0));
+        let threads = (0..workers)
+            .map(|i| {
+                let queue = Arc::clone(&queue);
+                let ranges = Arc::clone(&ranges);
+                std::thread::Builder::new()
+                    .name(format!("test-waiting-{i}"))
+                    .spawn(move || {
+                        let (lock, ready) = &*queue;
+                        loop {
+                            let mut q = lock.lock().unwrap();
+                            while q.0.is_empty() && !q.1 {
+                                q = ready.wait(q).unwrap();
+                            }
+                            let Some(job) = q.0.pop_front() else { return };
+                            drop(q);
+                            // One worker runs a job's ranges one after the other (the
+                            // others take the next job): enough to tell a nested call.
+                            let step = job.min_range.max(1);
+                            let mut start = 0;
+                            while start < job.item_count {
+                                let end = (start + step).min(job.item_count);
+                                run_marked(job.task, start, end, i);
+                                ranges.fetch_add(1, Ordering::Relaxed);
+                                start = end;
+                            }
+                            let (finished, signal) = &*job.done;
+                            *finished.lock().unwrap() = true;
+                            signal.notify_all();
+                        }
+                    })
+                    .unwrap()
+            })
+            .collect();
+        Self {
+            queue,
+            threads,
+            workers,
+            calls: Arc::default(),
+            ranges,
+        }
+    }
+}
+
+impl TaskSystem for Waiting {
+    fn worker_count(&self) -> u32 {
+        self.workers
+    }
+
+    fn run(&self, item_count: u32, min_range: u32, task: &(dyn Fn(u32, u32, u32) + Sync)) {
+        self.calls.note();
+        // SAFETY: only the lifetime is changed; the job has run before this returns.
+        let task: &'static (dyn Fn(u32, u32, u32) + Sync) = unsafe { std::mem::transmute(task) };
+        let done: Arc<(Mutex<bool>, Condvar)> = Arc::default();
+        let (lock, ready) = &*self.queue;
+        lock.lock().unwrap().0.push_back(Job {
+            task,
+            item_count,
+            min_range,
+            done: Arc::clone(&done),
+        });
+        ready.notify_one();
+        let (finished, signal) = &*done;
+        let mut finished = finished.lock().unwrap();
+        while !*finished {
+            finished = signal.wait(finished).unwrap();
+        }
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.queue.0.lock().unwrap().1 = true;
+        self.queue.1.notify_all();
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// [`Pool`] with every call recorded, and whether it came from inside one of Keel's
+/// tasks (the pool's threads and the caller run the ranges).
+#[derive(Debug)]
+pub struct RecordingPool {
+    pool: Pool,
+    pub calls: Calls,
+}
+
+impl RecordingPool {
+    pub fn new(workers: u32) -> Self {
+        Self {
+            pool: Pool::new(workers),
+            calls: Calls::default(),
+        }
+    }
+}
+
+impl TaskSystem for RecordingPool {
+    fn worker_count(&self) -> u32 {
+        self.pool.worker_count()
+    }
+
+    fn run(&self, item_count: u32, min_range: u32, task: &(dyn Fn(u32, u32, u32) + Sync)) {
+        self.calls.note();
+        self.pool.run(item_count, min_range, &|start, end, worker| {
+            run_marked(task, start, end, worker)
+        });
+    }
+}

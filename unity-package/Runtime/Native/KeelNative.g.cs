@@ -9,8 +9,9 @@ using System.Runtime.InteropServices;
 namespace Keel.Native
 {
     /// <summary>
-    /// Result of every function that can fail. `KEEL_OK` is 0; on failure nothing is
-    /// written and `keel_last_error_message` says why.
+    /// Result of every function that can fail. `KEEL_OK` is 0. On failure
+    /// `keel_last_error_message` says why, and nothing is written or changed, but for
+    /// KEEL_ERROR_BUFFER_TOO_SMALL (which writes the size needed) and KEEL_ERROR_INTERNAL.
     /// </summary>
     public enum KeelStatus : int
     {
@@ -35,11 +36,13 @@ namespace Keel.Native
         /// </summary>
         KEEL_ERROR_INVALID_MESH = 4,
         /// <summary>
-        /// The output buffer is too small: *out_count says how many are needed.
+        /// The output buffer is too small: the size needed is written to *out_count (or
+        /// *out_size for a snapshot), and nothing else is written.
         /// </summary>
         KEEL_ERROR_BUFFER_TOO_SMALL = 5,
         /// <summary>
-        /// A caught panic: a bug in keel. The world stays usable.
+        /// A caught panic: a bug in keel. The world stays usable; the call's outputs may
+        /// have been written in part.
         /// </summary>
         KEEL_ERROR_INTERNAL = 6,
     }
@@ -52,12 +55,18 @@ namespace Keel.Native
     public unsafe delegate void KeelTaskFn(uint start, uint end, uint worker_index, IntPtr task_context);
 
     /// <summary>
-    /// Starts running task over item_count items, split into ranges of at least min_range
-    /// items (the last may be shorter), on the host's workers, and returns a handle that
-    /// finish_task waits on. Every item must run exactly once. Returning NULL says that the
-    /// task has already run in full within this call (a serial host); finish_task is then not
-    /// called. Keel calls it from the thread that called keel_world_step or keel_body_step,
-    /// never from inside one of its own tasks.
+    /// Starts running task over item_count items on the host's workers, in ranges (start,
+    /// end) within 0 to item_count, best of min_range items or more (a hint: any split is
+    /// correct), on any threads, the calling one included, at once or in any order, and
+    /// returns a handle that finish_task waits on. Returning NULL says that the task has
+    /// already run within this call (a serial host); finish_task is then not called.
+    /// What keel needs: no range of the task runs after finish_task has returned (or after
+    /// enqueue_task has returned NULL). Nothing more: an item the host never runs is run by
+    /// keel on the calling thread after finish_task, and an item run twice does nothing the
+    /// second time (both only cost time). Keel calls enqueue_task and finish_task only from
+    /// the thread that called keel_world_step or keel_body_step, never from inside one of
+    /// its own tasks: a task never waits for another, so a host whose workers block in
+    /// finish_task (a pool of one worker) cannot deadlock.
     /// </summary>
     [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
     public unsafe delegate IntPtr KeelEnqueueTask(KeelTaskFn task, uint item_count, uint min_range, IntPtr task_context, IntPtr user_context);
@@ -91,10 +100,15 @@ namespace Keel.Native
         /// </summary>
         public float water_viscosity;
         /// <summary>
-        /// Worker threads for keel_world_step: 0 = one per core; 1 = no worker threads.
-        /// With two, a big body (over 1024 triangles) stepped alone runs on the calling
-        /// thread beside one helper thread, started the first time; it spins up to 50 us
-        /// after each share of a step it takes, then sleeps.
+        /// The threads that step, the calling thread included; default 0. 0 = one per
+        /// processor, then as below. 1 = the calling thread only: keel starts no thread.
+        /// 2 = the calling thread and one helper thread, started the first time a batch of
+        /// two bodies or more, or a big body alone (over 1024 triangles), is stepped: by
+        /// keel_world_step, keel_body_step or a keel_world_step of one; never if the process
+        /// may use one processor only. It spins up to 50 us after each share of a step it
+        /// takes, then sleeps. 3 or more = a pool of that many threads, started by
+        /// keel_world_create, which steps while the calling thread waits. At most 256.
+        /// Every thread is joined by keel_world_destroy. Ignored when enqueue_task is set.
         /// </summary>
         public uint thread_count;
         /// <summary>
@@ -500,7 +514,11 @@ public static unsafe partial class KeelNative
 #endif
 
         /// <summary>
-        /// The snapshot format this library writes and reads.
+        /// The snapshot format this library writes and reads. Snapshots are little-endian bytes,
+        /// the same on every machine, laid out as docs/SNAPSHOT.md specifies (every offset, the
+        /// padding rows, the reserved words). A library reads only snapshots of its own version
+        /// and refuses others; within a version the layout never changes, and reserved words and
+        /// unknown flag bits must be zero (a later version may use them).
         /// </summary>
         public const uint KEEL_SNAPSHOT_VERSION = 1;
         /// <summary>
@@ -908,6 +926,9 @@ public static unsafe partial class KeelNative
         /// <summary>
         /// (point, force) pairs, world, whose sum and moment about the centre of mass reproduce
         /// the last step's force and torque, apart from the angular-damping couple.
+        /// Two calls: with out == NULL it returns KEEL_OK and writes only *out_count, the
+        /// pairs needed; with a capacity below that it returns KEEL_ERROR_BUFFER_TOO_SMALL,
+        /// writes *out_count and copies nothing.
         /// 
         /// # Safety
         /// `out` is NULL or holds `capacity` elements; `out_count` is valid.
@@ -918,6 +939,9 @@ public static unsafe partial class KeelNative
         /// <summary>
         /// World-space submerged triangles of the last step, 3 vertices each (capacity and
         /// *out_count count vertices), outward winding.
+        /// Two calls: with out_vertices == NULL it returns KEEL_OK and writes only *out_count, the
+        /// vertices needed; with a capacity below that it returns KEEL_ERROR_BUFFER_TOO_SMALL,
+        /// writes *out_count and copies nothing.
         /// 
         /// # Safety
         /// `out_vertices` is NULL or holds `capacity` elements; `out_count` is valid.
@@ -928,6 +952,9 @@ public static unsafe partial class KeelNative
         /// <summary>
         /// World-space emerged triangles of the last step, 3 vertices each (capacity and
         /// *out_count count vertices), outward winding.
+        /// Two calls: with out_vertices == NULL it returns KEEL_OK and writes only *out_count, the
+        /// vertices needed; with a capacity below that it returns KEEL_ERROR_BUFFER_TOO_SMALL,
+        /// writes *out_count and copies nothing.
         /// 
         /// # Safety
         /// `out_vertices` is NULL or holds `capacity` elements; `out_count` is valid.
@@ -939,6 +966,9 @@ public static unsafe partial class KeelNative
         /// The waterline of the last step as segments, 2 points each (capacity and *out_count
         /// count points), for foam and splash effects. On a closed hull the segments chain into
         /// loops that run along the edge of the wetted surface.
+        /// Two calls: with out_points == NULL it returns KEEL_OK and writes only *out_count, the
+        /// points needed; with a capacity below that it returns KEEL_ERROR_BUFFER_TOO_SMALL,
+        /// writes *out_count and copies nothing.
         /// 
         /// # Safety
         /// `out_points` is NULL or holds `capacity` elements; `out_count` is valid.
@@ -948,8 +978,11 @@ public static unsafe partial class KeelNative
 
         /// <summary>
         /// Writes a body's snapshot: its slamming history and whether it has a last step (32
-        /// bytes plus 12 per triangle, padded). Restored with keel_body_restore into this body or
-        /// any body of a hull of the same geometry, in this world or another.
+        /// bytes plus 12 per triangle, the triangles padded to a multiple of 8; the layout is in
+        /// docs/SNAPSHOT.md). Restored with keel_body_restore into this body or any body of a
+        /// hull of the same geometry, in this world or another. Two calls: with out == NULL it
+        /// returns KEEL_OK and writes only *out_size, the bytes needed; with a capacity below
+        /// that it returns KEEL_ERROR_BUFFER_TOO_SMALL, writes *out_size and copies nothing.
         /// 
         /// # Safety
         /// `out` is NULL or holds `capacity` bytes; `out_size` is valid.
@@ -960,7 +993,11 @@ public static unsafe partial class KeelNative
         /// <summary>
         /// Restores a body's snapshot: the body's next step gives the same bits as the step that
         /// followed the snapshot, given the same state, dt and water. The body then has no last
-        /// step to detail until it steps.
+        /// step to detail until it steps. Every value is checked before any is applied: a
+        /// snapshot cut short or too long, of another version or kind, of another hull's
+        /// geometry, with a non-zero reserved word or unknown flag, a NaN or infinite history
+        /// value or a non-zero padding row (docs/SNAPSHOT.md) is refused with
+        /// KEEL_ERROR_INVALID_ARGUMENT and nothing changed.
         /// 
         /// # Safety
         /// `data` holds `size` bytes.
@@ -971,7 +1008,9 @@ public static unsafe partial class KeelNative
         /// <summary>
         /// Writes the world's snapshot: its water time, wind, current and origin, and every
         /// body's snapshot with its handle (96 bytes plus 8 and keel_body_snapshot's size per
-        /// body).
+        /// body; the layout is in docs/SNAPSHOT.md). Two calls: with out == NULL it returns
+        /// KEEL_OK and writes only *out_size, the bytes needed; with a capacity below that it
+        /// returns KEEL_ERROR_BUFFER_TOO_SMALL, writes *out_size and copies nothing.
         /// 
         /// # Safety
         /// `out` is NULL or holds `capacity` bytes; `out_size` is valid.
@@ -983,8 +1022,11 @@ public static unsafe partial class KeelNative
         /// Restores a world's snapshot into the world it was taken of, which must hold the same
         /// bodies (no body created or destroyed since) on hulls of the same geometry; otherwise
         /// KEEL_ERROR_INVALID_ARGUMENT with nothing changed (a game whose rollback recreates
-        /// bodies restores each with keel_body_restore). Every body's next step then gives the
-        /// same bits as after the snapshot.
+        /// bodies restores each with keel_body_restore). Every value is checked before any is
+        /// applied, as keel_body_restore checks a body's, and the time, wind, current and origin
+        /// as their setters do: one bad value anywhere refuses the whole snapshot with
+        /// KEEL_ERROR_INVALID_ARGUMENT, no body and no condition changed (docs/SNAPSHOT.md).
+        /// Every body's next step then gives the same bits as after the snapshot.
         /// 
         /// # Safety
         /// `data` holds `size` bytes.
@@ -997,7 +1039,8 @@ public static unsafe partial class KeelNative
         /// handles, which differ between processes): two peers whose worlds hold the same
         /// bodies, created in the same order, stepped the same way, agree on it, whatever their
         /// thread counts. Compare it between peers to detect a desync. It covers what keel
-        /// keeps; the bodies' poses and velocities are the host's to hash beside it.
+        /// keeps; the bodies' poses and velocities are the host's to hash beside it. What it
+        /// hashes: docs/SNAPSHOT.md ("State hash").
         /// 
         /// # Safety
         /// `out_hash` is NULL or valid.
