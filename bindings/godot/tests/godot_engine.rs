@@ -9,13 +9,18 @@
 //! `godot-addon/tools/regenerate-scenes.sh` and `godot-addon/tools/regenerate-pictures.sh`.
 
 mod common;
+#[path = "common/engine.rs"]
+mod engine;
+#[path = "../../../xtask/src/godot/libraries.rs"]
+#[allow(dead_code)]
+mod libraries;
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
-use common::engine::{self, PHYSICS, Physics, Project, Run};
+use engine::{PHYSICS, Physics, Project, Run};
 
 /// The demo's scenes, by file name.
 const SCENES: [&str; 3] = ["crate_field", "gerstner_boat", "falling_plates"];
@@ -306,12 +311,10 @@ fn doc_comments() -> BTreeMap<String, Vec<(String, String)>> {
             } else if let Some(rest) = line.strip_prefix("impl ") {
                 // `impl Name {` or `impl ITrait for Name {`: #[func]s live in the former.
                 in_impl = rest.strip_suffix(" {").filter(|r| !r.contains(' ')).map(str::to_string);
-            } else if line.starts_with("#[class(") {
-                registered = true;
-                continue;
-            } else if line.starts_with("#[export")
-                && !line.starts_with("#[export_group")
-                && !line.starts_with("#[export_subgroup")
+            } else if line.starts_with("#[class(")
+                || line.starts_with("#[export")
+                    && !line.starts_with("#[export_group")
+                    && !line.starts_with("#[export_subgroup")
                 || line.starts_with("#[var")
                 || line.starts_with("#[func")
                 || line.starts_with("#[signal")
@@ -450,7 +453,13 @@ fn regenerate_pictures() {
     let project = godot.stage("pictures", &[]);
     let docs = common::root().join("godot-addon/docs");
     fs::create_dir_all(&docs).unwrap();
-    for scene in SCENES {
+    // After 4 s the crates and the boat ride the waves; the plates are shown 0.8 s after
+    // their release, just before they strike the water.
+    for (scene, frames) in [
+        ("crate_field", "240"),
+        ("gerstner_boat", "240"),
+        ("falling_plates", "48"),
+    ] {
         let inside = format!("{}/{scene}.png", project.inside());
         let run = project.run_rendering(
             None,
@@ -463,7 +472,7 @@ fn regenerate_pictures() {
                 "res://tests/run_scene.gd",
                 "--",
                 &format!("res://scenes/{scene}.tscn"),
-                "240",
+                frames,
                 &inside,
             ],
             Duration::from_secs(600),

@@ -83,6 +83,9 @@ func _begin(scene_name: String, root_name: String) -> Node3D:
 	var sky_material := ProceduralSkyMaterial.new()
 	sky_material.sky_horizon_color = Color(0.64, 0.72, 0.8)
 	sky_material.ground_horizon_color = Color(0.64, 0.72, 0.8)
+	# Below the horizon the sky shows sea, not the default brown ground, beyond the
+	# edge of the ocean mesh.
+	sky_material.ground_bottom_color = Color(0.1, 0.3, 0.45)
 	var sky := Sky.new()
 	sky.sky_material = sky_material
 	var environment := Environment.new()
@@ -230,7 +233,8 @@ func _gerstner_boat() -> Node3D:
 	return root
 
 
-## Four steel plates dropped into still water from 4 m, flat and at 20, 45 and 80 degrees.
+## Four steel plates dropped into still water from 4 m, flat and at 20, 45 and 80 degrees,
+## in a row across the camera's first view, tilted in its picture plane.
 func _falling_plates() -> Node3D:
 	var root := _begin("falling_plates", "FallingPlates")
 	_orbit(root, 15.0, 5.0, null)
@@ -245,12 +249,12 @@ func _falling_plates() -> Node3D:
 	mesh.size = Vector3(2, 0.1, 2)
 	mesh.material = steel
 	_name_resources({"Plate_shape": shape, "Steel": steel, "Plate_mesh": mesh})
-	var x := -6.0
+	var z := -6.0
 	for degrees in [0, 20, 45, 80]:
-		var tilt := Basis.from_euler(Vector3(0, 0, -deg_to_rad(degrees)))
-		var body := _body(root, "Plate%d" % degrees, 120.0, Transform3D(tilt, Vector3(x, 4, 0)))
+		var tilt := Basis.from_euler(Vector3(deg_to_rad(degrees), 0, 0))
+		var body := _body(root, "Plate%d" % degrees, 120.0, Transform3D(tilt, Vector3(0, 4, z)))
 		_shape_and_mesh(root, body, shape, mesh)
-		x += 4.0
+		z += 4.0
 	return root
 
 

@@ -10,14 +10,17 @@
 //! shared, and two Godots importing one project at once race on its `.godot/`.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-#[path = "../../../../xtask/src/godot/libraries.rs"]
-mod libraries;
+// The test file that includes this module (`#[path = "common/engine.rs"] mod engine;`)
+// declares `libraries` and `common` beside it: each file may be a module only once per
+// test binary (clippy's duplicate_mod), and other tests include them too.
+use crate::common;
+use crate::libraries;
 
 /// Godot's 3D physics servers the addon must work under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,7 +56,7 @@ fn under_ci() -> bool {
 /// Provisions Godot (quick when it is there). `None` after printing `skipped: <why>` when
 /// it cannot be provisioned here (not root, no network); under `CI=true` that fails.
 pub fn godot() -> Option<Godot> {
-    let script = super::root().join("godot-addon/tools/provision-godot.sh");
+    let script = common::root().join("godot-addon/tools/provision-godot.sh");
     let output = Command::new("sh")
         .arg(&script)
         .stdin(Stdio::null())
@@ -154,11 +157,6 @@ impl Run {
 }
 
 impl Godot {
-    /// The chroot's root directory.
-    pub fn chroot(&self) -> &Path {
-        &self.chroot
-    }
-
     /// Stages the demo project (with `extra` files written into it: relative path,
     /// contents), installs the addon and the debug library, and imports it.
     pub fn stage(&self, name: &str, extra: &[(&str, &str)]) -> Project {
@@ -176,10 +174,10 @@ impl Godot {
         if host.exists() {
             fs::remove_dir_all(&host).unwrap();
         }
-        libraries::copy_dir(&super::demo(), &host).unwrap();
+        libraries::copy_dir(&common::demo(), &host).unwrap();
         // A stale local install of the addon in the demo (from `cargo xtask godot`) is
         // replaced by the repository's addon.
-        let installed = libraries::install(&super::addon(), &host).unwrap();
+        let installed = libraries::install(&common::addon(), &host).unwrap();
         let debug = libraries::find(None, false).expect("a debug library entry for this machine");
         let dest = installed.join("bin").join(debug.file);
         let built = built_library();

@@ -3,8 +3,6 @@
 
 #![allow(dead_code)]
 
-pub mod engine;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
