@@ -492,3 +492,70 @@ fn regenerate_pictures() {
         println!("wrote godot-addon/docs/{scene}.png ({size} bytes)");
     }
 }
+
+/// `provision-godot.sh` with `args` and `env`, as `user` (a uid) when given.
+fn provision(user: Option<u32>, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let script = common::root().join("godot-addon/tools/provision-godot.sh");
+    let mut command = match user {
+        Some(uid) => {
+            let mut c = std::process::Command::new("setpriv");
+            c.args([
+                &format!("--reuid={uid}"),
+                &format!("--regid={uid}"),
+                "--clear-groups",
+                "sh",
+            ]);
+            c
+        }
+        None => std::process::Command::new("sh"),
+    };
+    command.arg(&script).args(args).envs(env.iter().copied());
+    command.output().expect("sh runs")
+}
+
+#[test]
+fn provisioning_says_why_it_cannot() {
+    let scratch = std::env::temp_dir().join(format!("keel-provision-{}", std::process::id()));
+    let chroot = scratch.join("godot-sid");
+    let chroot = chroot.to_str().unwrap();
+    let home = scratch.to_str().unwrap();
+    // Nothing there: --check says so and makes nothing.
+    let check = provision(None, &["--check"], &[("KEEL_GODOT_CHROOT", chroot)]);
+    assert_eq!(check.status.code(), Some(1), "{check:?}");
+    assert!(!scratch.join("godot-sid").exists());
+    // Not root: exit 77 (the tests' "skipped"), with the reason.
+    if std::process::Command::new("setpriv").arg("--help").output().is_ok() {
+        let user = provision(Some(65534), &[], &[("KEEL_GODOT_CHROOT", chroot), ("HOME", home)]);
+        assert_eq!(user.status.code(), Some(77), "{user:?}");
+        assert!(String::from_utf8_lossy(&user.stderr).contains("not root"), "{user:?}");
+    } else {
+        assert!(
+            !engine::under_ci(),
+            "CI must test the not-root case: setpriv is missing"
+        );
+        println!("skipped: the not-root case (no setpriv)");
+    }
+    // Root without a mirror (no network): exit 77, and the half-made chroot is not
+    // mistaken for a made one, on the first run and on the next (which clears it). (A
+    // host without debootstrap has it installed first, as a real provisioning would.)
+    let root = std::process::Command::new("id").arg("-u").output().unwrap();
+    if String::from_utf8_lossy(&root.stdout).trim() == "0" {
+        let env = [
+            ("KEEL_GODOT_CHROOT", chroot),
+            ("KEEL_DEBIAN_MIRROR", "http://127.0.0.1:9/debian"),
+        ];
+        for _ in 0..2 {
+            let offline = provision(None, &[], &env);
+            assert_eq!(offline.status.code(), Some(77), "{offline:?}");
+            assert!(
+                String::from_utf8_lossy(&offline.stderr).contains("debootstrap"),
+                "{offline:?}"
+            );
+            assert!(!scratch.join("godot-sid").exists());
+        }
+    } else {
+        assert!(!engine::under_ci(), "CI must test the offline case: it runs as root");
+        println!("skipped: the offline case (needs root)");
+    }
+    let _ = fs::remove_dir_all(&scratch);
+}
