@@ -4,9 +4,10 @@
 //! A host that gives every body its own copy of a mesh (a Unity scene whose crates each
 //! have their own `Mesh` object with the same box) would otherwise get a hull per body:
 //! the same triangles laid out again for each, and bodies that cannot be stepped
-//! together, since a batch groups bodies by hull ([`crate::body::LaneKey`]). Measured on
-//! boxes each on their own copy of the mesh, in a batch: 1648-1767 ns per box before,
-//! 676-724 ns shared (`benches/small.rs`, docs/PERFORMANCE.md).
+//! together, since a batch groups bodies by hull ([`crate::body::LaneKey`]). 1024 boxes
+//! each on their own copy of the mesh, in a batch, cost 23420 instructions per box
+//! before, 9515 shared: what boxes of one mesh cost (callgrind, `benches/small.rs`
+//! row `batch-own-meshes`, docs/PERFORMANCE.md).
 //!
 //! A new hull is looked up by its fingerprint (FNV-1a of the welded vertices and
 //! triangles, [`Hull::fingerprint`]) and then compared in full, so that two meshes whose
