@@ -48,7 +48,6 @@ fn forces(world: &mut World, hulls: &[HullId]) -> Vec<String> {
                 linear_velocity: DVec3::new(0.4, -0.3, 0.1),
                 angular_velocity: DVec3::new(0.2, -0.1, 0.3),
                 center_of_mass: DVec3::new(x, -0.15, 0.5),
-                ..BodyState::default()
             }
         })
         .collect();
@@ -101,7 +100,6 @@ fn hulls_of_one_geometry_are_one_hull_behind_distinct_handles() {
         linear_velocity: DVec3::new(0.4, -0.3, 0.1),
         angular_velocity: DVec3::new(0.2, -0.1, 0.3),
         center_of_mass: DVec3::new(3.0, -0.15, 0.5),
-        ..BodyState::default()
     };
     let again = world.step_body(ids[1], &state, 0.02).unwrap();
     let once_ids: Vec<BodyId> = once.bodies().map(|(id, _)| id).collect();
