@@ -47,11 +47,20 @@ impl Body {
         };
         // Still flat water: the heights straight from the turned vertices, with the same
         // arithmetic as below (`point.y - level`, `point = origin + turned`), without the
-        // world positions and the water's pass over them (a bunny: 5 % of its step).
-        if let (Water::Flat(_), true, false) = (env.water, out.turned, velocities) {
-            for ((local, rel), height) in self.hull.positions.iter().zip(&mut out.vertices).zip(&mut out.heights) {
-                *rel = rotation * *local;
-                *height = (origin.y + rel.y) - level;
+        // world positions and the water's pass over them (a bunny: 5 % of its step). A
+        // body of the lanes (not turned here) takes only the heights, with `point`'s
+        // own arithmetic (`water_origin + rotation * local`, whose height is that of
+        // `origin` plus zero): flat water is never asked anything.
+        if let (Water::Flat(_), false) = (env.water, velocities) {
+            if out.turned {
+                for ((local, rel), height) in self.hull.positions.iter().zip(&mut out.vertices).zip(&mut out.heights) {
+                    *rel = rotation * *local;
+                    *height = (origin.y + rel.y) - level;
+                }
+            } else {
+                for (local, height) in self.hull.positions.iter().zip(&mut out.heights) {
+                    *height = (water_origin + rotation * *local).y - level;
+                }
             }
             out.mean_velocity = env.current;
             return Ok(());

@@ -140,6 +140,24 @@ impl GerstnerWater {
         Ok(Self { level, waves: out })
     }
 
+    /// The level of this sea if it is flat: no waves, or only waves of no amplitude and
+    /// no steepness (a wave of no amplitude but some steepness still moves the water
+    /// round its horizontal orbits, and is not flat). Every term of the surface and of
+    /// the particle velocity is then zero, and the height the level.
+    pub fn flat_level(&self) -> Option<f64> {
+        self.waves
+            .iter()
+            .all(|w| {
+                w.amplitude == 0.0
+                    && w.push == DVec2::ZERO
+                    && w.along == DVec2::ZERO
+                    && w.bend == [0.0; 3]
+                    && w.rise == DVec2::ZERO
+                    && w.vertical == 0.0
+            })
+            .then_some(self.level)
+    }
+
     /// The rest position `x0` of the surface particle that is at `x` at time `t`, and the
     /// surface there. Newton's method: every iteration evaluates the whole surface at the
     /// current guess, so the iteration that finds the guess good enough has the answer.

@@ -87,6 +87,14 @@ impl HeightfieldWater {
         })
     }
 
+    /// The level of this grid if it is flat: every sample the same height (the surface
+    /// interpolates between samples and holds the edge's beyond a clamped grid, so it
+    /// is that height everywhere, with no slope).
+    pub fn flat_level(&self) -> Option<f64> {
+        let first = self.heights[0];
+        self.heights.iter().all(|&h| h == first).then_some(first as f64)
+    }
+
     #[inline]
     fn at(&self, ix: usize, iz: usize) -> f64 {
         self.heights[iz * self.count_x + ix] as f64

@@ -98,6 +98,23 @@ pub enum Water {
 }
 
 impl Water {
+    /// The flat water this water is, if its surface is a level plane whose particles
+    /// are still: Perlin waves of no height, a Gerstner sea without waves (or with only
+    /// waves of no amplitude and no steepness), a heightfield of one height. A world
+    /// steps bodies on it as on [`FlatWater`] (the same bits), which samples nothing:
+    /// a vertex's height is its own height above the level. The host's water is never
+    /// taken for flat (its answers are its own).
+    pub fn as_flat(&self) -> Option<FlatWater> {
+        let level = match self {
+            Water::Flat(flat) => return Some(*flat),
+            Water::Perlin(w) => w.flat_level(),
+            Water::Gerstner(w) => w.flat_level(),
+            Water::Heightfield(w) => w.flat_level(),
+            Water::Custom(_) => None,
+        };
+        level.map(|level| FlatWater { level })
+    }
+
     /// Whether the water never moves (its particle velocity is zero everywhere), so a
     /// step can skip asking for velocities.
     pub fn is_still(&self) -> bool {
@@ -128,6 +145,8 @@ impl Water {
         mut normals: Option<&mut [DVec3]>,
         mut velocities: Option<&mut [DVec3]>,
     ) -> Result<()> {
+        #[cfg(test)]
+        SAMPLED.with(|n| n.set(n.get() + points.len()));
         if let Water::Custom(query) = self {
             query.query(points, time, heights, normals.as_deref_mut(), velocities.as_deref_mut());
             return check_answers(heights, normals.as_deref(), velocities.as_deref());
@@ -185,6 +204,12 @@ impl Water {
         }
         Ok(())
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Points this thread has asked any water about (tests of what samples nothing).
+    pub(crate) static SAMPLED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The highest or lowest water surface, m (as far as bodies may be from the origin).

@@ -56,6 +56,13 @@ impl PerlinWater {
         })
     }
 
+    /// The level of this water if it is flat: waves of no height (every term of the
+    /// surface is multiplied by the wave height, so the surface is the level and the
+    /// particles are still, whatever the noise).
+    pub fn flat_level(&self) -> Option<f64> {
+        (self.wave_height == 0.0).then_some(self.level)
+    }
+
     /// Perlin noise mapped to [0, 1], and its derivatives along both coordinates. The
     /// noise repeats every 256 lattice cells (its hash keeps 8 bits of each coordinate),
     /// so reducing the coordinates modulo 256, which is exact in floating point, changes

@@ -7,6 +7,9 @@
 //! bit-identical to stepping them one by one, whatever the thread count.
 
 mod batch;
+mod shared_hulls;
+#[cfg(test)]
+mod small_tests;
 mod snapshot;
 #[cfg(test)]
 mod tests;
@@ -16,6 +19,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use glam::{DQuat, DVec3, Vec3};
 
 use self::batch::BatchMemory;
+use self::shared_hulls::SharedHulls;
 use crate::body::{Body, BodyDesc, BodyForces, BodyState, check_dt};
 use crate::error::{Error, Result, non_negative_up_to, positive_up_to, within};
 pub use crate::handle::{BodyId, HullId};
@@ -196,8 +200,13 @@ struct HullEntry {
 pub struct World {
     desc: WorldDesc,
     water: Water,
+    /// `water` as flat water, when it is flat but another model ([`Water::as_flat`]):
+    /// what steps and samples read in its place.
+    flat_water: Option<Water>,
     time: f64,
     hulls: Slots<HullEntry>,
+    /// The distinct hulls behind `hulls`' handles ([`shared_hulls`]).
+    shared_hulls: SharedHulls,
     bodies: Slots<Mutex<Body>>,
     pool: Option<Workers>,
     /// The threads `desc.thread_count` asks for (0 resolved to the processors): 1 is the
@@ -274,8 +283,10 @@ impl World {
             tasks,
             desc: *desc,
             water: Water::default(),
+            flat_water: None,
             time: 0.0,
             hulls: Slots::new(HandleKind::Hull),
+            shared_hulls: SharedHulls::default(),
             bodies: Slots::new(HandleKind::Body),
             pool,
             threads: 1,
@@ -402,9 +413,19 @@ impl World {
         Ok(())
     }
 
-    /// Replaces the water surface.
+    /// Replaces the water surface. Water whose surface is flat (Perlin waves of no
+    /// height, say) is stepped as flat water ([`Water::as_flat`]).
     pub fn set_water(&mut self, water: Water) {
+        self.flat_water = match water {
+            Water::Flat(_) => None,
+            _ => water.as_flat().map(Water::Flat),
+        };
         self.water = water;
+    }
+
+    /// The water that steps and samples read: `water`, or the flat water it is.
+    fn surface(&self) -> &Water {
+        self.flat_water.as_ref().unwrap_or(&self.water)
     }
 
     /// The water surface.
@@ -423,13 +444,13 @@ impl World {
     ) -> Result<()> {
         let offset = self.water_offset();
         if offset == DVec3::ZERO {
-            self.water
+            self.surface()
                 .sample_into(points, self.time, heights, normals, velocities.as_deref_mut())?;
         } else {
             // (Not a step: a list of its own is fine here.)
             let horizontal = DVec3::new(offset.x, 0.0, offset.z);
             let shifted: Vec<DVec3> = points.iter().map(|p| *p + horizontal).collect();
-            self.water
+            self.surface()
                 .sample_into(&shifted, self.time, heights, normals, velocities.as_deref_mut())?;
             heights.iter_mut().for_each(|h| *h -= offset.y);
         }
@@ -443,19 +464,26 @@ impl World {
     /// answers garbage).
     pub fn water_height(&self, x: f64, z: f64) -> f64 {
         let o = self.water_offset();
-        crate::water::WaterSurface::height(&self.water, x + o.x, z + o.z, self.time) - o.y
+        crate::water::WaterSurface::height(self.surface(), x + o.x, z + o.z, self.time) - o.y
     }
 
-    /// Validates a mesh and adds it as a hull.
+    /// Validates a mesh and adds it as a hull. A mesh of the same geometry as a live
+    /// hull's (the same welded vertices and triangles, from whatever buffers) gets a
+    /// handle of its own to that hull ([`World::unique_hull_count`]): its bodies are
+    /// then stepped together with the other's, as bodies of one hull are.
     pub fn create_hull(&mut self, desc: &HullDesc<'_>) -> Result<HullId> {
         let hull = Hull::new(desc)?;
-        self.hulls
-            .insert(HullEntry {
-                hull: Arc::new(hull),
-                users: 0,
-            })
-            .map(HullId)
-            .ok_or_else(|| Error::argument("too many hulls in this world"))
+        let hull = self.shared_hulls.share(hull);
+        match self.hulls.insert(HullEntry {
+            hull: Arc::clone(&hull),
+            users: 0,
+        }) {
+            Some(id) => Ok(HullId(id)),
+            None => {
+                self.shared_hulls.release(&hull);
+                Err(Error::argument("too many hulls in this world"))
+            }
+        }
     }
 
     fn hull_entry(&self, id: HullId) -> Result<&HullEntry> {
@@ -518,7 +546,9 @@ impl World {
                 if users == 1 { "y" } else { "ies" }
             )));
         }
-        self.hulls.remove(id.0);
+        if let Some(entry) = self.hulls.remove(id.0) {
+            self.shared_hulls.release(&entry.hull);
+        }
         Ok(())
     }
 
@@ -589,14 +619,20 @@ impl World {
         self.bodies.len()
     }
 
-    /// Number of live hulls.
+    /// Number of live hulls (handles: two of one geometry count twice).
     pub fn hull_count(&self) -> usize {
         self.hulls.len()
     }
 
+    /// Number of distinct hulls behind the live handles: hulls of the same geometry
+    /// count once ([`World::create_hull`]).
+    pub fn unique_hull_count(&self) -> usize {
+        self.shared_hulls.unique_count()
+    }
+
     fn environment(&self) -> Environment<'_> {
         Environment {
-            water: &self.water,
+            water: self.surface(),
             time: self.time,
             gravity: self.desc.gravity,
             water_density: self.desc.water_density,
