@@ -19,6 +19,23 @@ use crate::logic::rollback::{self, BodyRecord, Snapshot};
 use crate::logic::state::{DirectState, body_state, principal_inertia};
 use crate::logic::water::{self as models, HeightfieldLayout, Model, PerlinParams, SpectrumParams};
 
+/// `t` as the physics server keeps it once set: GodotPhysics orthonormalises a basis it is
+/// given and Jolt keeps a quaternion, so a transform read back and set again may move in
+/// its last bits. Setting and reading back until nothing moves (one or two rounds; at
+/// most eight) leaves the body at a transform a later set restores to the bit, moved
+/// from where it was by a rounding.
+fn settled_transform(server: &mut Gd<PhysicsServer3D>, rid: Rid, mut t: Transform3D) -> Transform3D {
+    for _ in 0..8 {
+        server.body_set_state(rid, BodyState3D::TRANSFORM, &t.to_variant());
+        let back: Transform3D = server.body_get_state(rid, BodyState3D::TRANSFORM).try_to().unwrap_or(t);
+        if back == t {
+            break;
+        }
+        t = back;
+    }
+    t
+}
+
 /// The group every `KeelWater` joins; bodies and oceans find their water through it.
 pub const GROUP: &str = "keel_water";
 
@@ -394,7 +411,10 @@ impl KeelWater {
     /// server has not integrated yet. `load_snapshot` with these bytes, at the same point
     /// of a later frame, makes the following frames repeat to the bit (on one machine,
     /// with one physics engine; bodies that touch other bodies keep contact state Godot
-    /// does not expose). Empty, with an error, before the first physics frame.
+    /// does not expose). Saving settles each body's transform where the physics server
+    /// gives back the same bits when it is set again (a change in the last bits of its
+    /// rotation), so that a load restores it exactly. Empty, with an error, before the
+    /// first physics frame.
     #[func]
     pub fn save_snapshot(&mut self) -> PackedByteArray {
         match self.snapshot() {
@@ -591,7 +611,7 @@ impl KeelWater {
             .collect()
     }
 
-    fn snapshot(&self) -> Result<Snapshot, String> {
+    fn snapshot(&mut self) -> Result<Snapshot, String> {
         let world = self
             .world
             .as_ref()
@@ -606,7 +626,10 @@ impl KeelWater {
             let s = server
                 .body_get_direct_state(rid)
                 .ok_or_else(|| format!("body {id} has no physics state"))?;
-            let t = s.get_transform();
+            let t = settled_transform(&mut server, rid, s.get_transform());
+            if let Ok(mut node) = Gd::<RigidBody3D>::try_from_instance_id(id) {
+                node.set_global_transform(t);
+            }
             let (b, o) = (t.basis, t.origin);
             let e = self.fleet.entry(id);
             let applied = e
