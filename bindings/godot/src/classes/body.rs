@@ -65,6 +65,11 @@ pub struct BuoyantBody3D {
     last: Option<Outcome>,
     /// What the body finds wrong with itself ([`Self::sync`]) ...
     own_problems: Vec<String>,
+    /// The child count, whether a water was found and the hull key at the last scan of
+    /// the children ...
+    seen: Option<(i32, bool, Option<(InstanceId, [f64; 12])>)>,
+    /// ... and the hull's MeshInstance3D it found.
+    hull_node: Option<Gd<MeshInstance3D>>,
     /// ... why its mesh could not be a hull, since it was baked ...
     bake_error: Option<String>,
     /// ... and what the water said about it at the last step.
@@ -90,6 +95,8 @@ impl IRigidBody3D for BuoyantBody3D {
             last: None,
             own_problems: Vec::new(),
             bake_error: None,
+            seen: None,
+            hull_node: None,
             engine_problems: Vec::new(),
             problems: Vec::new(),
             debug: None,
@@ -338,13 +345,42 @@ impl BuoyantBody3D {
         Some((mesh, daffine3(child.get_transform())))
     }
 
+    /// The first MeshInstance3D child.
+    fn hull_node(&self) -> Option<Gd<MeshInstance3D>> {
+        self.base()
+            .get_children()
+            .iter_shared()
+            .find_map(|c| c.try_cast::<MeshInstance3D>().ok())
+    }
+
+    /// [`Self::hull_source`] through the child found at the last scan.
+    fn cached_hull_source(&self) -> Option<(Gd<Mesh>, DAffine3)> {
+        if let Some(mesh) = &self.hull_mesh {
+            return Some((mesh.clone(), DAffine3::IDENTITY));
+        }
+        let child = self.hull_node.as_ref().filter(|c| c.is_instance_valid())?;
+        Some((child.get_mesh()?, daffine3(child.get_transform())))
+    }
+
     /// Finds the water and tells it this body's mesh (when it changed) and parameters.
     fn sync(&mut self) {
-        let mut own = self.find_problems();
-        own.extend(self.bake_error.clone());
-        if own != self.own_problems {
-            self.own_problems = own;
-            self.report();
+        // The children are scanned again only when their number changes (or the water
+        // or the hull's bake did): a scan every frame of a crowd cost more than Keel.
+        let count = self.base().get_child_count();
+        let seen = (
+            count,
+            self.water.as_ref().is_some_and(|w| w.is_instance_valid()),
+            self.mesh_key,
+        );
+        if self.seen != Some(seen) {
+            self.seen = Some(seen);
+            self.hull_node = self.hull_node();
+            let mut own = self.find_problems();
+            own.extend(self.bake_error.clone());
+            if own != self.own_problems {
+                self.own_problems = own;
+                self.report();
+            }
         }
         if self
             .water
@@ -367,7 +403,7 @@ impl BuoyantBody3D {
         let Some(mut water) = self.water.clone() else {
             return;
         };
-        let source = self.hull_source();
+        let source = self.cached_hull_source();
         let key = source.as_ref().map(|(mesh, t)| (mesh.instance_id(), affine_key(t)));
         let mesh = if key != self.mesh_key {
             self.mesh_key = key;

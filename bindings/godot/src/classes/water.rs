@@ -1,5 +1,6 @@
 //! `KeelWater`: the scene's water, its keel world, and the batch step of its bodies.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use glam::DVec3;
@@ -163,7 +164,7 @@ pub struct KeelWater {
     world: Option<World>,
     config: Option<Config>,
     fleet: Fleet<InstanceId>,
-    rids: Vec<(InstanceId, Rid)>,
+    rids: HashMap<InstanceId, Rid>,
     stepped_frame: Option<u64>,
     error: GString,
 }
@@ -203,7 +204,7 @@ impl INode3D for KeelWater {
             world: None,
             config: None,
             fleet: Fleet::default(),
-            rids: Vec::new(),
+            rids: HashMap::new(),
             stepped_frame: None,
             error: GString::new(),
         }
@@ -607,7 +608,7 @@ impl KeelWater {
     fn bodies(&self) -> Vec<(InstanceId, Rid)> {
         self.fleet
             .keys()
-            .filter_map(|k| self.rids.iter().find(|(id, _)| *id == k).copied())
+            .filter_map(|k| self.rids.get(&k).map(|rid| (k, *rid)))
             .collect()
     }
 
@@ -738,10 +739,7 @@ impl KeelWater {
 
     /// Registers (or updates) a body: its physics server id, hull mesh and parameters.
     pub fn update_body(&mut self, id: InstanceId, rid: Rid, mesh: Option<Option<BakedMesh>>, params: BodyDesc) {
-        match self.rids.iter_mut().find(|(k, _)| *k == id) {
-            Some(entry) => entry.1 = rid,
-            None => self.rids.push((id, rid)),
-        }
+        self.rids.insert(id, rid);
         if let Some(mesh) = mesh {
             self.fleet.set_mesh(id, mesh);
         }
@@ -750,7 +748,7 @@ impl KeelWater {
 
     /// Forgets a body.
     pub fn remove_body(&mut self, id: InstanceId) {
-        self.rids.retain(|(k, _)| *k != id);
+        self.rids.remove(&id);
         if let Some(world) = self.world.as_mut() {
             self.fleet.remove(world, id);
         }
@@ -770,7 +768,7 @@ impl KeelWater {
         let mut server = PhysicsServer3D::singleton();
         let rids = &self.rids;
         self.fleet.step(world, dt, |key| {
-            let rid = rids.iter().find(|(k, _)| *k == key)?.1;
+            let rid = *rids.get(&key)?;
             let s = server.body_get_direct_state(rid)?;
             let t = s.get_transform();
             let direct = DirectState {

@@ -6,6 +6,9 @@
 //! fails (one body's state is refused) is stepped body by body so that the others still
 //! float and the bad one is named.
 
+use std::collections::HashMap;
+use std::hash::Hash;
+
 use keel::{BodyDesc, BodyForces, BodyId, BodyState, HullId, World};
 
 use super::apply::{Application, application};
@@ -181,6 +184,9 @@ impl<K> Entry<K> {
 #[derive(Debug)]
 pub struct Fleet<K> {
     entries: Vec<Entry<K>>,
+    /// Where each key's entry is: every body looks itself up several times a frame, and
+    /// a search of the list made a crowd's frame quadratic.
+    positions: HashMap<K, usize>,
     batch: Batch,
     stepped: Vec<usize>,
 }
@@ -189,15 +195,16 @@ impl<K> Default for Fleet<K> {
     fn default() -> Self {
         Self {
             entries: Vec::new(),
+            positions: HashMap::new(),
             batch: Batch::default(),
             stepped: Vec::new(),
         }
     }
 }
 
-impl<K: Copy + PartialEq> Fleet<K> {
+impl<K: Copy + Eq + Hash> Fleet<K> {
     fn index(&self, key: K) -> Option<usize> {
-        self.entries.iter().position(|e| e.key == key)
+        self.positions.get(&key).copied()
     }
 
     fn entry_mut(&mut self, key: K) -> &mut Entry<K> {
@@ -218,6 +225,7 @@ impl<K: Copy + PartialEq> Fleet<K> {
                     notice: None,
                     transition: None,
                 });
+                self.positions.insert(key, self.entries.len() - 1);
                 self.entries.len() - 1
             }
         };
@@ -246,7 +254,15 @@ impl<K: Copy + PartialEq> Fleet<K> {
 
     /// Forgets `key` and removes its keel body and hull.
     pub fn remove(&mut self, world: &mut World, key: K) {
-        if let Some(m) = self.index(key).and_then(|i| self.entries.remove(i).member) {
+        let Some(i) = self.index(key) else {
+            return;
+        };
+        let removed = self.entries.remove(i);
+        self.positions.remove(&key);
+        for (j, e) in self.entries.iter().enumerate().skip(i) {
+            self.positions.insert(e.key, j);
+        }
+        if let Some(m) = removed.member {
             detach(world, m);
         }
     }
@@ -558,6 +574,32 @@ mod tests {
         fleet.remove(&mut world, 1);
         fleet.remove(&mut world, 2);
         assert_eq!((world.body_count(), world.hull_count(), fleet.len()), (0, 0, 0));
+    }
+
+    #[test]
+    fn removing_a_body_keeps_the_others_found() {
+        let mut world = World::new(&WorldDesc::default()).unwrap();
+        let mut fleet = Fleet::<u32>::default();
+        for key in 0..5 {
+            fleet.set_params(
+                key,
+                BodyDesc {
+                    hull_length: f64::from(key),
+                    ..BodyDesc::default()
+                },
+            );
+        }
+        fleet.remove(&mut world, 1);
+        fleet.remove(&mut world, 3);
+        assert_eq!(fleet.keys().collect::<Vec<_>>(), [0, 2, 4]);
+        for key in [0, 2, 4] {
+            assert_eq!(fleet.entry(key).unwrap().params.hull_length, f64::from(key));
+        }
+        assert!(fleet.entry(1).is_none() && fleet.entry(3).is_none());
+        // A key added after the removals gets its own entry.
+        fleet.set_params(9, BodyDesc::default());
+        assert_eq!(fleet.entry(9).unwrap().key, 9);
+        assert_eq!(fleet.len(), 4);
     }
 
     #[test]
