@@ -19,6 +19,9 @@ use crate::logic::fleet::{NO_HULL, Outcome, Transition};
 use crate::logic::mesh::{BakedMesh, Surface, bake};
 use crate::logic::state::scale_of;
 
+/// A hull's source: its mesh and its node's local transform.
+type MeshKey = (InstanceId, [f64; 12]);
+
 /// A rigid body that floats: keel computes the forces the water and the air put on its
 /// hull every physics frame, and Godot integrates them. Give it a hull (the
 /// `hull_mesh`, or else the first MeshInstance3D child), a CollisionShape3D as for any
@@ -61,13 +64,13 @@ pub struct BuoyantBody3D {
     /// The hull's source when it was last sent to the water: the mesh and its node's
     /// local transform, both exact. Not the body's scale: it is read from the basis
     /// physics rewrites in f32 every frame, so it wobbles as the body turns.
-    mesh_key: Option<(InstanceId, [f64; 12])>,
+    mesh_key: Option<MeshKey>,
     last: Option<Outcome>,
     /// What the body finds wrong with itself ([`Self::sync`]) ...
     own_problems: Vec<String>,
     /// The child count, whether a water was found and the hull key at the last scan of
     /// the children ...
-    seen: Option<(i32, bool, Option<(InstanceId, [f64; 12])>)>,
+    seen: Option<(i32, bool, Option<MeshKey>)>,
     /// ... and the hull's MeshInstance3D it found.
     hull_node: Option<Gd<MeshInstance3D>>,
     /// ... why its mesh could not be a hull, since it was baked ...
