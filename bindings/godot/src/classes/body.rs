@@ -25,8 +25,11 @@ type MeshKey = (InstanceId, [f64; 12]);
 /// A rigid body that floats: keel computes the forces the water and the air put on its
 /// hull every physics frame, and Godot integrates them. Give it a hull (the
 /// `hull_mesh`, or else the first MeshInstance3D child), a CollisionShape3D as for any
-/// RigidBody3D, and put a [KeelWater] in the scene. Its centre of mass and inertia are
-/// the ones Godot uses. Floating bodies do not sleep: the water moves under them.
+/// RigidBody3D, and put a [KeelWater] in the scene. How the water acts on the hull is a
+/// [KeelBodyParams] resource (`body_params`), which bodies may share. Its centre of mass
+/// and inertia are the ones Godot uses. Floating bodies do not sleep: the water moves
+/// under them. What is wrong with the body (no collision shape, no water, no hull...)
+/// is warned once when it appears, shown in the Scene dock and given by `get_error()`.
 #[derive(GodotClass)]
 #[class(tool, base=RigidBody3D)]
 pub struct BuoyantBody3D {
