@@ -61,6 +61,7 @@ pub struct BuoyantBody3D {
     /// buoyancy (a yellow cross) while the game runs.
     #[export_group(name = "Debug")]
     #[export]
+    #[var(set = set_debug_draw)]
     debug_draw: bool,
 
     water: Option<Gd<KeelWater>>,
@@ -114,6 +115,10 @@ impl IRigidBody3D for BuoyantBody3D {
             return;
         }
         self.base_mut().set_can_sleep(false);
+        // Idle frames only draw: a body that does not draw skips them (one engine call
+        // less a body a frame in a crowd).
+        let draw = self.debug_draw;
+        self.base_mut().set_process(draw);
         self.sync();
     }
 
@@ -263,6 +268,18 @@ impl BuoyantBody3D {
             return;
         }
         self.water_patch_cells = cells;
+    }
+
+    /// Sets `debug_draw`: drawing starts at the next frame, or the drawing goes now.
+    #[func]
+    pub fn set_debug_draw(&mut self, on: bool) {
+        self.debug_draw = on;
+        if !on && let Some(mut d) = self.debug.take() {
+            d.queue_free();
+        }
+        if !Engine::singleton().is_editor_hint() && self.base().is_inside_tree() {
+            self.base_mut().set_process(on);
+        }
     }
 
     /// Builds the hull again at the next physics frame. The hull is built when the body
