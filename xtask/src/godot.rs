@@ -36,9 +36,9 @@ struct Args {
     /// building one, e.g. one `cargo ndk` built.
     #[arg(long, value_name = "FILE", conflicts_with = "no_build")]
     lib: Option<PathBuf>,
-    /// Install the library under its debug entry as well as its release one: the editor
-    /// and debug exports load the debug entry, and a release build serves both.
-    #[arg(long, requires = "release")]
+    /// (Kept for older scripts: a release build now always fills the debug entry too.)
+    #[arg(long, requires = "release", hide = true)]
+    #[allow(dead_code)]
     both_entries: bool,
     /// Pass `--locked` to cargo.
     #[arg(long)]
@@ -81,7 +81,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
             None => build(&root, library, &args)?,
         };
         let mut entries = vec![library];
-        if args.both_entries {
+        // The editor (and a debug export) loads the debug entry whatever was built: a
+        // release build fills it too, or the editor would not load the addon.
+        if library.release {
             entries.extend(
                 libraries::LIBRARIES
                     .iter()

@@ -160,12 +160,17 @@ fn our_classes_are_read_from_the_source() {
     let ours = common::our_classes();
     let body = &ours["BuoyantBody3D"];
     assert_eq!(body.parent.as_deref(), Some("RigidBody3D"));
-    for p in ["hull_mesh", "buoyancy_model", "slamming_force", "debug_draw"] {
+    for p in ["hull_mesh", "body_params", "water_patch_cells", "debug_draw"] {
         assert!(
             body.properties.contains(p),
             "BuoyantBody3D lacks {p}: {:?}",
             body.properties
         );
+    }
+    let params = &ours["KeelBodyParams"];
+    assert_eq!(params.parent.as_deref(), Some("Resource"));
+    for p in ["buoyancy_model", "slamming_force", "residual_resistance"] {
+        assert!(params.properties.contains(p), "KeelBodyParams lacks {p}");
     }
     assert!(
         !body.properties.contains("water"),
@@ -259,36 +264,57 @@ fn project_is_godot_4_3_with_an_existing_main_scene() {
     assert!(p["physics"]["3d/default_gravity"].parse::<f64>().unwrap() > 0.0);
 }
 
-/// The `pub` fields of `pub struct name` in `src/logic/params.rs`.
-fn params_fields(name: &str) -> Vec<String> {
-    let text = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/logic/params.rs")).unwrap();
-    let start = text.find(&format!("pub struct {name} {{")).unwrap();
-    text[start..]
-        .lines()
-        .skip(1)
-        .take_while(|l| l.trim() != "}")
-        .filter_map(|l| l.trim().strip_prefix("pub "))
-        .map(|l| l.split(':').next().unwrap().to_string())
-        .collect()
+/// The field names of keel's `BodyDesc`, as its `Debug` prints them (`BodyDesc { hull:
+/// HullId(0), mass: 1000.0, ... }`): the words before a colon inside the outer braces.
+fn body_desc_fields() -> Vec<String> {
+    let text = format!("{:?}", keel::BodyDesc::default());
+    let (mut fields, mut depth, mut word) = (Vec::new(), 0, String::new());
+    for c in text.chars() {
+        match c {
+            '{' | '(' | '[' => depth += 1,
+            '}' | ')' | ']' => depth -= 1,
+            ':' if depth == 1 => fields.push(std::mem::take(&mut word)),
+            c if depth == 1 && (c.is_alphanumeric() || c == '_') => {
+                word.push(c);
+                continue;
+            }
+            _ => {}
+        }
+        word.clear();
+    }
+    fields
 }
 
+/// Every parameter of keel's body description is a property of `KeelBodyParams` or of
+/// `BuoyantBody3D` (the hull's own), under its own name, but what the host fills in
+/// (the hull, the mass and inertia from Godot's physics) and two that change form: the
+/// `forces` bits are six `*_force` switches and `buoyancy` is `buoyancy_model`.
 #[test]
 fn every_body_parameter_is_an_exported_property() {
-    let body = &common::our_classes()["BuoyantBody3D"];
-    let params = params_fields("BodyParams");
-    let switches = params_fields("ForceSwitches");
-    assert!(params.len() >= 20 && switches.len() == 6, "{params:?} {switches:?}");
-    for p in params.iter().filter(|p| *p != "forces") {
+    let ours = common::our_classes();
+    let (body, params) = (&ours["BuoyantBody3D"], &ours["KeelBodyParams"]);
+    let fields = body_desc_fields();
+    assert!(fields.len() >= 24 && fields.contains(&"hull".to_string()), "{fields:?}");
+    let host = ["hull", "mass", "inertia", "inertia_rotation"];
+    for f in &fields {
+        let name = match f.as_str() {
+            f if host.contains(&f) => continue,
+            "forces" => continue,
+            "buoyancy" => "buoyancy_model",
+            other => other,
+        };
+        let on_body = body.properties.contains(name);
+        let on_params = params.properties.contains(name);
         assert!(
-            body.properties.contains(p),
-            "BodyParams::{p} is not exported by BuoyantBody3D"
+            on_body != on_params,
+            "BodyDesc::{f} must be exported by exactly one of BuoyantBody3D and KeelBodyParams as {name}"
         );
     }
-    for s in &switches {
-        let name = format!("{s}_force");
-        assert!(
-            body.properties.contains(&name),
-            "ForceSwitches::{s} is not exported as {name}"
-        );
+    let switches: Vec<&String> = params.properties.iter().filter(|p| p.ends_with("_force")).collect();
+    let bits = keel::forces::FORCE_ALL.count_ones() as usize;
+    assert_eq!(switches.len(), bits, "one switch per FORCE_* bit: {switches:?}");
+    // Nothing duplicated: a parameter lives in one place.
+    for p in &params.properties {
+        assert!(!body.properties.contains(p), "{p} is on both the body and its params");
     }
 }

@@ -5,23 +5,31 @@ use godot::classes::base_material_3d::{Flags, ShadingMode, Transparency};
 use godot::classes::mesh::PrimitiveType;
 use godot::classes::node::InternalMode;
 use godot::classes::{
-    ArrayMesh, Engine, IRigidBody3D, ImmediateMesh, Mesh, MeshInstance3D, PhysicsDirectBodyState3D, RigidBody3D,
-    StandardMaterial3D,
+    ArrayMesh, CollisionPolygon3D, CollisionShape3D, Engine, IRigidBody3D, ImmediateMesh, Mesh, MeshInstance3D,
+    PhysicsDirectBodyState3D, RigidBody3D, StandardMaterial3D,
 };
 use godot::prelude::*;
 
+use keel::BodyDesc;
+
+use super::body_params::KeelBodyParams;
 use super::water::{GROUP, KeelWater};
 use crate::convert::{daffine3, dmat3, dvec3, vector3};
-use crate::logic::fleet::{Outcome, Transition};
+use crate::logic::fleet::{NO_HULL, Outcome, Transition};
 use crate::logic::mesh::{BakedMesh, Surface, bake};
-use crate::logic::params::{BodyParams, ForceSwitches};
 use crate::logic::state::scale_of;
+
+/// A hull's source: its mesh and its node's local transform.
+type MeshKey = (InstanceId, [f64; 12]);
 
 /// A rigid body that floats: keel computes the forces the water and the air put on its
 /// hull every physics frame, and Godot integrates them. Give it a hull (the
 /// `hull_mesh`, or else the first MeshInstance3D child), a CollisionShape3D as for any
-/// RigidBody3D, and put a [KeelWater] in the scene. Its centre of mass and inertia are
-/// the ones Godot uses. Floating bodies do not sleep: the water moves under them.
+/// RigidBody3D, and put a [KeelWater] in the scene. How the water acts on the hull is a
+/// [KeelBodyParams] resource (`body_params`), which bodies may share. Its centre of mass
+/// and inertia are the ones Godot uses. Floating bodies do not sleep: the water moves
+/// under them. What is wrong with the body (no collision shape, no water, no hull...)
+/// is warned once when it appears, shown in the Scene dock and given by `get_error()`.
 #[derive(GodotClass)]
 #[class(tool, base=RigidBody3D)]
 pub struct BuoyantBody3D {
@@ -36,141 +44,68 @@ pub struct BuoyantBody3D {
     #[export(range = (0.0, 500.0, 0.01, or_greater, suffix = "m"))]
     hull_length: f64,
 
-    /// How buoyancy is computed: pressure on every submerged triangle at its exact centre
-    /// of pressure (the default), at its centroid (Kerner), the submerged volume at its
-    /// centroid (closed hulls), the wetted area's share of the hull's volume, or none.
-    #[export_group(name = "Buoyancy")]
-    #[export(enum = (Pressure = 0, PressureCentroid = 1, Volume = 2, AreaRatio = 3, None = 4))]
-    buoyancy_model: i64,
-    /// Keep only the vertical part of the hydrostatic force (as the thesis does).
-    #[export]
-    vertical_buoyancy_only: bool,
     /// Cells per side of the water patch sampled under the hull; 0 = sample at every
-    /// vertex. Raise it for hulls as long as the shortest waves.
+    /// vertex. Raise it for hulls as long as the shortest waves. Negative values are
+    /// refused with an error.
     #[export(range = (0.0, 1024.0, 1.0))]
+    #[var(set = set_water_patch_cells)]
     water_patch_cells: i64,
 
-    /// Skin friction along the hull.
+    /// How the water and the air act on the hull (buoyancy model, forces, coefficients):
+    /// a KeelBodyParams resource, which many bodies may share; empty = Keel's defaults.
     #[export_group(name = "Forces")]
     #[export]
-    viscous_force: bool,
-    /// Pressure and suction drag on faces moving through the water.
-    #[export]
-    pressure_drag_force: bool,
-    /// Slamming when the hull hits the water.
-    #[export]
-    slamming_force: bool,
-    /// Air resistance on what is above the water.
-    #[export]
-    air_force: bool,
-    /// Linear and angular damping, scaled by the wetted share of the hull.
-    #[export]
-    damping_force: bool,
-    /// Bourg's lumped hull resistance instead of per-triangle drag.
-    #[export]
-    lumped_resistance_force: bool,
-
-    /// Linear pressure drag coefficient C_PD1, N/m^2.
-    #[export_group(name = "Pressure Drag")]
-    #[export(range = (0.0, 10000.0, 1.0, or_greater))]
-    pressure_drag_linear: f64,
-    /// Quadratic pressure drag coefficient C_PD2, N/m^2.
-    #[export(range = (0.0, 10000.0, 1.0, or_greater))]
-    pressure_drag_quadratic: f64,
-    /// Linear suction drag coefficient C_SD1, N/m^2.
-    #[export(range = (0.0, 10000.0, 1.0, or_greater))]
-    suction_drag_linear: f64,
-    /// Quadratic suction drag coefficient C_SD2, N/m^2.
-    #[export(range = (0.0, 10000.0, 1.0, or_greater))]
-    suction_drag_quadratic: f64,
-    /// Pressure falloff power f_P.
-    #[export(range = (0.0, 4.0, 0.01, or_greater))]
-    pressure_falloff: f64,
-    /// Suction falloff power f_S.
-    #[export(range = (0.0, 4.0, 0.01, or_greater))]
-    suction_falloff: f64,
-    /// Reference speed v_r of the drag, m/s.
-    #[export(range = (0.01, 100.0, 0.01, or_greater, suffix = "m/s"))]
-    reference_speed: f64,
-
-    /// Slamming power p.
-    #[export_group(name = "Slamming")]
-    #[export(range = (0.0, 8.0, 0.01, or_greater))]
-    slamming_power: f64,
-    /// Cap of the slamming acceleration, m/s^2; 0 = from speed and step.
-    #[export(range = (0.0, 1000.0, 0.1, or_greater, suffix = "m/s2"))]
-    slamming_max_acceleration: f64,
-    /// Slamming force multiplier.
-    #[export(range = (0.0, 20.0, 0.01, or_greater))]
-    slamming_multiplier: f64,
-
-    /// Air drag coefficient.
-    #[export_group(name = "Air and Damping")]
-    #[export(range = (0.0, 4.0, 0.01, or_greater))]
-    air_drag_coefficient: f64,
-    /// Linear damping, N per m/s, times the wetted share.
-    #[export(range = (0.0, 10000.0, 1.0, or_greater))]
-    linear_damping: f64,
-    /// Angular damping, N m per rad/s, times the wetted share.
-    #[export(range = (0.0, 10000.0, 1.0, or_greater))]
-    angular_damping: f64,
-    /// Added-mass ratio (the body moves as if its mass were m (1 + ratio)).
-    #[export(range = (0.0, 4.0, 0.01, or_greater))]
-    added_mass_ratio: f64,
-    /// Residual-resistance coefficient C_r of the lumped resistance.
-    #[export(range = (0.0, 0.1, 0.0001, or_greater))]
-    residual_resistance: f64,
+    body_params: Option<Gd<KeelBodyParams>>,
 
     /// Draw the submerged triangles (blue), the waterline (white) and the centre of
     /// buoyancy (a yellow cross) while the game runs.
     #[export_group(name = "Debug")]
     #[export]
+    #[var(set = set_debug_draw)]
     debug_draw: bool,
 
     water: Option<Gd<KeelWater>>,
-    mesh_key: Option<(InstanceId, [f64; 12])>,
+    /// The hull's source when it was last sent to the water: the mesh and its node's
+    /// local transform, both exact. Not the body's scale: it is read from the basis
+    /// physics rewrites in f32 every frame, so it wobbles as the body turns.
+    mesh_key: Option<MeshKey>,
     last: Option<Outcome>,
-    error: Option<String>,
+    /// What the body finds wrong with itself ([`Self::sync`]) ...
+    own_problems: Vec<String>,
+    /// The child count, whether a water was found and the hull key at the last scan of
+    /// the children ...
+    seen: Option<(i32, bool, Option<MeshKey>)>,
+    /// ... and the hull's MeshInstance3D it found.
+    hull_node: Option<Gd<MeshInstance3D>>,
+    /// ... why its mesh could not be a hull, since it was baked ...
+    bake_error: Option<String>,
+    /// ... and what the water said about it at the last step.
+    engine_problems: Vec<String>,
+    /// Both as last reported: each is warned once when it appears.
+    problems: Vec<String>,
     debug: Option<Gd<MeshInstance3D>>,
 }
 
 #[godot_api]
 impl IRigidBody3D for BuoyantBody3D {
     fn init(base: Base<RigidBody3D>) -> Self {
-        let p = BodyParams::default();
+        let d = BodyDesc::default();
         Self {
             base,
             hull_mesh: None,
-            hull_length: p.hull_length,
-            buoyancy_model: p.buoyancy_model,
-            vertical_buoyancy_only: p.vertical_buoyancy_only,
-            water_patch_cells: p.water_patch_cells,
-            viscous_force: p.forces.viscous,
-            pressure_drag_force: p.forces.pressure_drag,
-            slamming_force: p.forces.slamming,
-            air_force: p.forces.air,
-            damping_force: p.forces.damping,
-            lumped_resistance_force: p.forces.lumped_resistance,
-            pressure_drag_linear: p.pressure_drag_linear,
-            pressure_drag_quadratic: p.pressure_drag_quadratic,
-            suction_drag_linear: p.suction_drag_linear,
-            suction_drag_quadratic: p.suction_drag_quadratic,
-            pressure_falloff: p.pressure_falloff,
-            suction_falloff: p.suction_falloff,
-            reference_speed: p.reference_speed,
-            slamming_power: p.slamming_power,
-            slamming_max_acceleration: p.slamming_max_acceleration,
-            slamming_multiplier: p.slamming_multiplier,
-            air_drag_coefficient: p.air_drag_coefficient,
-            linear_damping: p.linear_damping,
-            angular_damping: p.angular_damping,
-            added_mass_ratio: p.added_mass_ratio,
-            residual_resistance: p.residual_resistance,
+            hull_length: d.hull_length,
+            water_patch_cells: i64::from(d.water_patch_cells),
+            body_params: None,
             debug_draw: false,
             water: None,
             mesh_key: None,
             last: None,
-            error: None,
+            own_problems: Vec::new(),
+            bake_error: None,
+            seen: None,
+            hull_node: None,
+            engine_problems: Vec::new(),
+            problems: Vec::new(),
             debug: None,
         }
     }
@@ -180,6 +115,10 @@ impl IRigidBody3D for BuoyantBody3D {
             return;
         }
         self.base_mut().set_can_sleep(false);
+        // Idle frames only draw: a body that does not draw skips them (one engine call
+        // less a body a frame in a crowd).
+        let draw = self.debug_draw;
+        self.base_mut().set_process(draw);
         self.sync();
     }
 
@@ -204,25 +143,24 @@ impl IRigidBody3D for BuoyantBody3D {
     }
 
     fn integrate_forces(&mut self, state: Option<Gd<PhysicsDirectBodyState3D>>) {
+        // (Cloning a freed object's Gd panics: check before.)
+        if self.water.as_ref().is_some_and(|w| !w.is_instance_valid()) {
+            self.water = None;
+        }
         let (Some(mut state), Some(mut water)) = (state, self.water.clone()) else {
             return;
         };
-        if !water.is_instance_valid() {
-            self.water = None;
-            return;
-        }
         let id = self.base().instance_id();
-        let (outcome, transition, error) = {
+        let (outcome, transition, problems) = {
             let mut w = water.bind_mut();
             w.step_frame(Engine::singleton().get_physics_frames(), f64::from(state.get_step()));
             w.take_outcome(id)
         };
-        if error != self.error {
-            if let Some(message) = &error {
-                godot_warn!("BuoyantBody3D {}: {message}", self.base().get_name());
-            }
-            self.error = error;
-            self.base_mut().call_deferred("update_configuration_warnings", &[]);
+        // A body without a mesh has said why itself (no hull, or the mesh's flaw).
+        let problems: Vec<String> = problems.into_iter().filter(|p| p != NO_HULL).collect();
+        if problems != self.engine_problems {
+            self.engine_problems = problems;
+            self.report();
         }
         self.last = outcome;
         if let Some(o) = outcome {
@@ -248,17 +186,17 @@ impl IRigidBody3D for BuoyantBody3D {
 
     fn get_configuration_warnings(&self) -> PackedStringArray {
         let mut warnings = PackedStringArray::new();
-        if self.hull_source().is_none() {
-            warnings.push("No hull: set hull_mesh, or add a MeshInstance3D child with a mesh.");
-        }
-        if self.base().is_inside_tree() && self.base().get_tree().get_first_node_in_group(GROUP).is_none() {
-            warnings.push("No KeelWater in the scene: this body will not float.");
-        }
-        if self.base().get_mass() <= 0.0 {
-            warnings.push("The mass must be positive.");
-        }
-        if let Some(message) = &self.error {
-            warnings.push(message.as_str());
+        if Engine::singleton().is_editor_hint() {
+            for p in self.find_problems() {
+                warnings.push(p.as_str());
+            }
+            if self.base().get_mass() <= 0.0 {
+                warnings.push("The mass must be positive.");
+            }
+        } else {
+            for p in &self.problems {
+                warnings.push(p.as_str());
+            }
         }
         warnings
     }
@@ -311,53 +249,115 @@ impl BuoyantBody3D {
         self.last.map_or(Vector3::ZERO, |o| vector3(o.forces.buoyancy_force))
     }
 
-    /// Why the body was not floated at the last physics frame (empty if it was).
+    /// What is wrong with the body now, one line each (empty when nothing is): no
+    /// collision shape, no KeelWater, no hull, a hull that encloses no volume, or a
+    /// parameter Keel refused. Each was warned once in the output when it appeared.
     #[func]
     pub fn get_error(&self) -> GString {
-        GString::from(self.error.as_deref().unwrap_or(""))
+        GString::from(self.problems.join("\n").as_str())
+    }
+
+    /// Sets `water_patch_cells`; a negative value is refused with an error.
+    #[func]
+    pub fn set_water_patch_cells(&mut self, cells: i64) {
+        if u32::try_from(cells).is_err() {
+            godot_error!(
+                "BuoyantBody3D.water_patch_cells: {cells} refused (0 = sample at every vertex, or a positive cell count); kept {}",
+                self.water_patch_cells
+            );
+            return;
+        }
+        self.water_patch_cells = cells;
+    }
+
+    /// Sets `debug_draw`: drawing starts at the next frame, or the drawing goes now.
+    #[func]
+    pub fn set_debug_draw(&mut self, on: bool) {
+        self.debug_draw = on;
+        if !on && let Some(mut d) = self.debug.take() {
+            d.queue_free();
+        }
+        if !Engine::singleton().is_editor_hint() && self.base().is_inside_tree() {
+            self.base_mut().set_process(on);
+        }
+    }
+
+    /// Builds the hull again at the next physics frame. The hull is built when the body
+    /// joins a water and when its mesh or the mesh node's transform changes; call this
+    /// after changing the body's own scale, or a mesh resource's vertices in place.
+    #[func]
+    pub fn rebuild_hull(&mut self) {
+        self.mesh_key = None;
     }
 }
 
 impl BuoyantBody3D {
-    fn params(&self) -> BodyParams {
-        BodyParams {
-            buoyancy_model: self.buoyancy_model,
-            vertical_buoyancy_only: self.vertical_buoyancy_only,
-            forces: ForceSwitches {
-                viscous: self.viscous_force,
-                pressure_drag: self.pressure_drag_force,
-                slamming: self.slamming_force,
-                air: self.air_force,
-                damping: self.damping_force,
-                lumped_resistance: self.lumped_resistance_force,
-            },
+    /// Keel's description of this body, but for what the fleet fills in (hull, mass,
+    /// inertia).
+    fn params(&self) -> BodyDesc {
+        let mut desc = BodyDesc {
             hull_length: self.hull_length,
-            pressure_drag_linear: self.pressure_drag_linear,
-            pressure_drag_quadratic: self.pressure_drag_quadratic,
-            suction_drag_linear: self.suction_drag_linear,
-            suction_drag_quadratic: self.suction_drag_quadratic,
-            pressure_falloff: self.pressure_falloff,
-            suction_falloff: self.suction_falloff,
-            reference_speed: self.reference_speed,
-            slamming_power: self.slamming_power,
-            slamming_max_acceleration: self.slamming_max_acceleration,
-            slamming_multiplier: self.slamming_multiplier,
-            air_drag_coefficient: self.air_drag_coefficient,
-            linear_damping: self.linear_damping,
-            angular_damping: self.angular_damping,
-            added_mass_ratio: self.added_mass_ratio,
-            residual_resistance: self.residual_resistance,
-            water_patch_cells: self.water_patch_cells,
+            water_patch_cells: u32::try_from(self.water_patch_cells).unwrap_or(0),
+            ..BodyDesc::default()
+        };
+        if let Some(params) = &self.body_params {
+            params.bind().write(&mut desc);
         }
+        desc
     }
 
-    /// The hull's mesh and its transform into the body's frame: the `hull_mesh` as is,
-    /// or the first MeshInstance3D child's, through the local transforms between it and
-    /// the body (exact, unlike global transforms that physics rewrites every frame).
+    /// Whether a CollisionShape3D (with a shape) or a CollisionPolygon3D child gives the
+    /// body its inertia and collisions.
+    fn has_collision_shape(&self) -> bool {
+        self.base().get_children().iter_shared().any(|c| {
+            if let Ok(shape) = c.clone().try_cast::<CollisionShape3D>() {
+                shape.get_shape().is_some() && !shape.is_disabled()
+            } else {
+                c.try_cast::<CollisionPolygon3D>().is_ok_and(|p| !p.is_disabled())
+            }
+        })
+    }
+
+    /// What the body finds wrong with itself, each with what to do.
+    fn find_problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.has_collision_shape() {
+            out.push(
+                "No collision shape: Godot then gives the body an inertia of 1 kg m^2 whatever its mass and size (a \
+                 boat spins wildly) and it collides with nothing. Add a CollisionShape3D child with a shape (a box, or a \
+                 ConvexPolygonShape3D of the hull)."
+                    .to_string(),
+            );
+        }
+        if self.hull_source().is_none() {
+            out.push("No hull: set hull_mesh, or add a MeshInstance3D child with a mesh.".to_string());
+        }
+        let tree = self.base().is_inside_tree().then(|| self.base().get_tree());
+        if tree.is_some_and(|t| t.get_first_node_in_group(GROUP).is_none()) {
+            out.push("No KeelWater in the scene: this body does not float. Add a KeelWater node.".to_string());
+        }
+        out
+    }
+
+    /// Warns once for each problem that appeared, and refreshes the dock's warnings when
+    /// the list changed.
+    fn report(&mut self) {
+        let now: Vec<String> = self.own_problems.iter().chain(&self.engine_problems).cloned().collect();
+        if now == self.problems {
+            return;
+        }
+        for p in now.iter().filter(|p| !self.problems.contains(p)) {
+            godot_warn!("BuoyantBody3D {}: {p}", self.base().get_name());
+        }
+        self.problems = now;
+        self.base_mut().call_deferred("update_configuration_warnings", &[]);
+    }
+
+    /// The hull's mesh and its node's local transform (exact: physics does not rewrite
+    /// it): the `hull_mesh` as is, or the first MeshInstance3D child's.
     fn hull_source(&self) -> Option<(Gd<Mesh>, DAffine3)> {
-        let body_scale = DAffine3::from_scale(scale_of(dmat3(self.base().get_transform().basis)));
         if let Some(mesh) = &self.hull_mesh {
-            return Some((mesh.clone(), body_scale));
+            return Some((mesh.clone(), DAffine3::IDENTITY));
         }
         let child = self
             .base()
@@ -365,32 +365,80 @@ impl BuoyantBody3D {
             .iter_shared()
             .find_map(|c| c.try_cast::<MeshInstance3D>().ok())?;
         let mesh = child.get_mesh()?;
-        Some((mesh, body_scale * daffine3(child.get_transform())))
+        Some((mesh, daffine3(child.get_transform())))
+    }
+
+    /// The first MeshInstance3D child.
+    fn hull_node(&self) -> Option<Gd<MeshInstance3D>> {
+        self.base()
+            .get_children()
+            .iter_shared()
+            .find_map(|c| c.try_cast::<MeshInstance3D>().ok())
+    }
+
+    /// [`Self::hull_source`] through the child found at the last scan.
+    fn cached_hull_source(&self) -> Option<(Gd<Mesh>, DAffine3)> {
+        if let Some(mesh) = &self.hull_mesh {
+            return Some((mesh.clone(), DAffine3::IDENTITY));
+        }
+        let child = self.hull_node.as_ref().filter(|c| c.is_instance_valid())?;
+        Some((child.get_mesh()?, daffine3(child.get_transform())))
     }
 
     /// Finds the water and tells it this body's mesh (when it changed) and parameters.
     fn sync(&mut self) {
-        if self.water.as_ref().is_none_or(|w| !w.is_instance_valid()) {
+        // The children are scanned again only when their number changes (or the water
+        // or the hull's bake did): a scan every frame of a crowd cost more than Keel.
+        let count = self.base().get_child_count();
+        let seen = (
+            count,
+            self.water.as_ref().is_some_and(|w| w.is_instance_valid()),
+            self.mesh_key,
+        );
+        if self.seen != Some(seen) {
+            self.seen = Some(seen);
+            self.hull_node = self.hull_node();
+            let mut own = self.find_problems();
+            own.extend(self.bake_error.clone());
+            if own != self.own_problems {
+                self.own_problems = own;
+                self.report();
+            }
+        }
+        if self
+            .water
+            .as_ref()
+            .is_none_or(|w| !w.is_instance_valid() || !w.is_inside_tree())
+        {
+            // A water taken out of the tree but kept forgets this body.
+            let id = self.base().instance_id();
+            if let Some(mut old) = self.water.take().filter(|w| w.is_instance_valid()) {
+                old.bind_mut().remove_body(id);
+            }
             self.water = self
                 .base()
                 .get_tree()
                 .get_first_node_in_group(GROUP)
                 .and_then(|n| n.try_cast::<KeelWater>().ok());
+            // A new water has not seen this body's hull yet.
+            self.mesh_key = None;
         }
         let Some(mut water) = self.water.clone() else {
             return;
         };
-        let source = self.hull_source();
+        let source = self.cached_hull_source();
         let key = source.as_ref().map(|(mesh, t)| (mesh.instance_id(), affine_key(t)));
         let mesh = if key != self.mesh_key {
             self.mesh_key = key;
-            Some(source.and_then(|(mesh, t)| match bake_mesh(&mesh, t) {
-                Ok(baked) => Some(baked),
-                Err(e) => {
-                    godot_warn!("BuoyantBody3D {}: {e}", self.base().get_name());
-                    None
-                }
-            }))
+            // The body's scale, read once here (physics keeps it, up to f32 wobble).
+            let body_scale = DAffine3::from_scale(scale_of(dmat3(self.base().get_transform().basis)));
+            let baked = source.map(|(mesh, t)| bake_mesh(&mesh, body_scale * t));
+            // Reported with the other problems from the next frame on.
+            self.bake_error = baked
+                .as_ref()
+                .and_then(|b| b.as_ref().err())
+                .map(|e| format!("The hull mesh: {e}"));
+            Some(baked.and_then(Result::ok))
         } else {
             None
         };
@@ -405,7 +453,7 @@ impl BuoyantBody3D {
             }
             return;
         }
-        let Some(water) = self.water.clone().filter(|w| w.is_instance_valid()) else {
+        let Some(water) = self.water.as_ref().filter(|w| w.is_instance_valid()).cloned() else {
             return;
         };
         let Some((triangles, waterline)) = water.bind().debug_geometry(self.base().instance_id()) else {
@@ -421,6 +469,26 @@ impl BuoyantBody3D {
                 node
             }
         };
+        // Godot refuses (with an error) a surface without vertices: a body out of the
+        // water has no triangles, no waterline and no centre of buoyancy to draw.
+        let mut lines: Vec<(DVec3, Color)> = waterline
+            .iter()
+            .flat_map(|s| [(s[0], Color::WHITE), (s[1], Color::WHITE)])
+            .collect();
+        if let Some(c) = self
+            .last
+            .map(|o| o.forces.center_of_buoyancy)
+            .filter(|_| self.is_in_water())
+        {
+            for axis in [DVec3::X, DVec3::Y, DVec3::Z] {
+                lines.push((c - axis * 0.25, Color::YELLOW));
+                lines.push((c + axis * 0.25, Color::YELLOW));
+            }
+        }
+        if triangles.is_empty() && lines.is_empty() {
+            node.set_visible(false);
+            return;
+        }
         let mut mesh = ImmediateMesh::new_gd();
         if !triangles.is_empty() {
             mesh.surface_begin(PrimitiveType::TRIANGLES);
@@ -433,24 +501,16 @@ impl BuoyantBody3D {
             }
             mesh.surface_end();
         }
-        let cob = self.last.map(|o| o.forces.center_of_buoyancy);
-        if !waterline.is_empty() || cob.is_some() {
+        if !lines.is_empty() {
             mesh.surface_begin(PrimitiveType::LINES);
-            mesh.surface_set_color(Color::WHITE);
-            for s in &waterline {
-                mesh.surface_add_vertex(vector3(s[0]));
-                mesh.surface_add_vertex(vector3(s[1]));
-            }
-            if let Some(c) = cob.filter(|_| self.is_in_water()) {
-                mesh.surface_set_color(Color::YELLOW);
-                for axis in [DVec3::X, DVec3::Y, DVec3::Z] {
-                    mesh.surface_add_vertex(vector3(c - axis * 0.25));
-                    mesh.surface_add_vertex(vector3(c + axis * 0.25));
-                }
+            for (v, color) in &lines {
+                mesh.surface_set_color(*color);
+                mesh.surface_add_vertex(vector3(*v));
             }
             mesh.surface_end();
         }
         node.set_mesh(&mesh);
+        node.set_visible(true);
     }
 }
 

@@ -1,21 +1,48 @@
 //! `KeelWater`: the scene's water, its keel world, and the batch step of its bodies.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use glam::DVec3;
-use godot::classes::{Engine, INode3D, Image, Node3D, PhysicsServer3D, ProjectSettings};
+use godot::classes::physics_server_3d::BodyState as BodyState3D;
+use godot::classes::{Engine, INode3D, Image, Node3D, PhysicsServer3D, ProjectSettings, RigidBody3D};
 use godot::prelude::*;
-use keel::{BodyState, GerstnerWave, Water, World, WorldDesc};
+use keel::{BodyDesc, BodyState, GerstnerWave, Water, World, WorldDesc};
 
 use super::callable_water;
+use super::tasks::GodotTasks;
 use super::wave::KeelGerstnerWave;
-use crate::convert::{dmat3, dvec2, dvec3};
+use crate::convert::{dmat3, dvec2, dvec3, vector3};
 use crate::logic::fleet::{Fleet, Outcome, Transition};
 use crate::logic::mesh::BakedMesh;
-use crate::logic::params::{BodyParams, MassProperties};
+use crate::logic::params::MassProperties;
+use crate::logic::rollback::{self, BodyRecord, Snapshot};
 use crate::logic::state::{DirectState, body_state, principal_inertia};
 use crate::logic::water::{self as models, HeightfieldLayout, Model, PerlinParams, SpectrumParams};
 
+/// `t` as the physics server keeps it once set: GodotPhysics orthonormalises a basis it is
+/// given and Jolt keeps a quaternion, so a transform read back and set again may move in
+/// its last bits. Setting and reading back until nothing moves (one or two rounds; at
+/// most eight) leaves the body at a transform a later set restores to the bit, moved
+/// from where it was by a rounding.
+fn settled_transform(server: &mut Gd<PhysicsServer3D>, rid: Rid, mut t: Transform3D) -> Transform3D {
+    for _ in 0..8 {
+        server.body_set_state(rid, BodyState3D::TRANSFORM, &t.to_variant());
+        let back: Transform3D = server.body_get_state(rid, BodyState3D::TRANSFORM).try_to().unwrap_or(t);
+        if back == t {
+            break;
+        }
+        t = back;
+    }
+    t
+}
+
 /// The group every `KeelWater` joins; bodies and oceans find their water through it.
 pub const GROUP: &str = "keel_water";
+
+/// The inspector's hint for `gerstner_waves`: an array of `KeelGerstnerWave` resources
+/// (Variant type 24, Object, with hint 17, resource type).
+const WAVES_HINT: &str = "24/17:KeelGerstnerWave";
 
 /// A body's submerged triangles and waterline segments, world coordinates.
 pub type DebugGeometry = (Vec<[DVec3; 3]>, Vec<[DVec3; 2]>);
@@ -39,14 +66,22 @@ enum Config {
 #[class(tool, base=Node3D)]
 pub struct KeelWater {
     base: Base<Node3D>,
-    /// The surface model: a level plane, the thesis's Perlin noise, the listed Gerstner
-    /// waves, Gerstner waves from a wind-sea spectrum, heights from an image, or a
-    /// script's callable.
+    /// The surface model: a level plane (MODEL_FLAT), the thesis's Perlin noise
+    /// (MODEL_PERLIN), the listed Gerstner waves (MODEL_GERSTNER), Gerstner waves from a
+    /// wind-sea spectrum (MODEL_SPECTRUM), heights from an image (MODEL_HEIGHTFIELD), or a
+    /// script's callable (MODEL_CALLABLE). Other values are refused with an error.
     #[export(enum = (Flat = 0, Perlin = 1, Gerstner = 2, Spectrum = 3, Heightfield = 4, Callable = 5))]
+    #[var(set = set_model)]
     model: i64,
     /// Scene time multiplier of the waves (0 freezes them).
     #[export(range = (0.0, 10.0, 0.01, or_greater))]
     time_scale: f64,
+    /// Run Keel's parallel work (the batch's groups of bodies, a big hull's sections) on
+    /// Godot's WorkerThreadPool, so Keel starts no thread of its own; off = all of it on
+    /// the physics thread. The forces are the same to the bit either way. Read when the
+    /// scene starts.
+    #[export]
+    use_worker_thread_pool: bool,
 
     /// Velocity of the water, m/s: bodies drift with it.
     #[export_group(name = "Environment")]
@@ -76,10 +111,12 @@ pub struct KeelWater {
     #[export]
     perlin_only_x: bool,
 
-    /// The Gerstner waves; empty shows three crossing swells (empty slots are skipped).
+    /// The Gerstner waves (KeelGerstnerWave resources); empty shows three crossing swells
+    /// (empty slots are skipped). A script may assign a typed or an untyped Array; one
+    /// holding anything but waves is refused with an error.
     #[export_group(name = "Gerstner", prefix = "gerstner_")]
-    #[export]
-    gerstner_waves: Array<Option<Gd<KeelGerstnerWave>>>,
+    #[var(set = set_gerstner_waves, hint = TYPE_STRING, hint_string = WAVES_HINT, usage_flags = [DEFAULT])]
+    gerstner_waves: VarArray,
 
     /// JONSWAP (a young, peaky sea) instead of Pierson-Moskowitz (a fully developed one).
     #[export_group(name = "Spectrum", prefix = "spectrum_")]
@@ -127,7 +164,7 @@ pub struct KeelWater {
     world: Option<World>,
     config: Option<Config>,
     fleet: Fleet<InstanceId>,
-    rids: Vec<(InstanceId, Rid)>,
+    rids: HashMap<InstanceId, Rid>,
     stepped_frame: Option<u64>,
     error: GString,
 }
@@ -142,6 +179,7 @@ impl INode3D for KeelWater {
             base,
             model: 0,
             time_scale: 1.0,
+            use_worker_thread_pool: true,
             current: Vector3::ZERO,
             wind: Vector3::ZERO,
             water_density: world.water_density,
@@ -150,7 +188,7 @@ impl INode3D for KeelWater {
             perlin_speed: perlin.speed,
             perlin_wave_height: perlin.wave_height,
             perlin_only_x: perlin.only_x,
-            gerstner_waves: Array::new(),
+            gerstner_waves: VarArray::new(),
             spectrum_jonswap: spectrum.jonswap,
             spectrum_wind_speed: spectrum.wind_speed,
             spectrum_direction: Vector2::new(spectrum.direction.x as f32, spectrum.direction.y as f32),
@@ -166,7 +204,7 @@ impl INode3D for KeelWater {
             world: None,
             config: None,
             fleet: Fleet::default(),
-            rids: Vec::new(),
+            rids: HashMap::new(),
             stepped_frame: None,
             error: GString::new(),
         }
@@ -311,6 +349,99 @@ impl KeelWater {
             Vector3::new(o.x as f32, o.y as f32, o.z as f32)
         })
     }
+
+    /// `model`: a level plane.
+    #[constant]
+    pub const MODEL_FLAT: i64 = 0;
+    /// `model`: the thesis's Perlin noise waves.
+    #[constant]
+    pub const MODEL_PERLIN: i64 = 1;
+    /// `model`: the `gerstner_waves`.
+    #[constant]
+    pub const MODEL_GERSTNER: i64 = 2;
+    /// `model`: Gerstner waves from a wind-sea spectrum.
+    #[constant]
+    pub const MODEL_SPECTRUM: i64 = 3;
+    /// `model`: heights from `heightfield_image`.
+    #[constant]
+    pub const MODEL_HEIGHTFIELD: i64 = 4;
+    /// `model`: heights from `height_callable`.
+    #[constant]
+    pub const MODEL_CALLABLE: i64 = 5;
+
+    /// Sets `model`; a value that is not one of the MODEL_* constants is refused with an
+    /// error and the model stays as it was.
+    #[func]
+    pub fn set_model(&mut self, model: i64) {
+        if models::model(model).is_none() {
+            godot_error!(
+                "KeelWater.model: {model} is not a model; use one of KeelWater.MODEL_* (0 to {}). Kept {}.",
+                models::MODELS.len() - 1,
+                self.model
+            );
+            return;
+        }
+        self.model = model;
+        self.base_mut().update_configuration_warnings();
+    }
+
+    /// Sets `gerstner_waves` from any Array (typed or not) of KeelGerstnerWave (nulls are
+    /// skipped); an Array holding anything else is refused with an error naming the
+    /// first wrong element, and the waves stay as they were.
+    #[func]
+    pub fn set_gerstner_waves(&mut self, waves: VarArray) {
+        let wrong = waves
+            .iter_shared()
+            .enumerate()
+            .find(|(_, w)| !w.is_nil() && w.try_to::<Gd<KeelGerstnerWave>>().is_err());
+        if let Some((i, w)) = wrong {
+            godot_error!(
+                "KeelWater.gerstner_waves: element {i} is {} ({}), not a KeelGerstnerWave; the waves are unchanged",
+                w,
+                w.get_type().godot_type_name()
+            );
+            return;
+        }
+        self.gerstner_waves = waves;
+    }
+
+    /// The whole state a rollback needs, as bytes: Keel's (the scene time, the floating
+    /// origin, each body's slamming history), every floating body's pose and linear and
+    /// angular velocities as the physics server has them, whether each is in the water,
+    /// and, taken in `_physics_process`, the forces Keel has applied this frame and the
+    /// server has not integrated yet. `load_snapshot` with these bytes, at the same point
+    /// of a later frame, makes the following frames repeat to the bit (on one machine,
+    /// with one physics engine; bodies that touch other bodies keep contact state Godot
+    /// does not expose). Saving settles each body's transform where the physics server
+    /// gives back the same bits when it is set again (a change in the last bits of its
+    /// rotation), so that a load restores it exactly. Empty, with an error, before the
+    /// first physics frame.
+    #[func]
+    pub fn save_snapshot(&mut self) -> PackedByteArray {
+        match self.snapshot() {
+            Ok(s) => PackedByteArray::from(s.encode().as_slice()),
+            Err(e) => {
+                godot_error!("KeelWater.save_snapshot: {e}");
+                PackedByteArray::new()
+            }
+        }
+    }
+
+    /// Restores `save_snapshot`'s bytes: Keel's state, and each body's pose, velocities
+    /// and pending forces through the PhysicsServer3D (and its node). Call it where the
+    /// snapshot was taken: both in `_physics_process`, or both outside physics. Returns
+    /// false, with the reason in the output and nothing changed, for bytes of other
+    /// bodies (added or removed since), of another scene, or damaged ones.
+    #[func]
+    pub fn load_snapshot(&mut self, snapshot: PackedByteArray) -> bool {
+        match self.restore_snapshot(snapshot.as_slice()) {
+            Ok(()) => true,
+            Err(e) => {
+                godot_error!("KeelWater.load_snapshot: {e}");
+                false
+            }
+        }
+    }
 }
 
 impl KeelWater {
@@ -344,10 +475,11 @@ impl KeelWater {
                 level,
             ),
             Model::Gerstner => {
+                // (The setter let only waves and nils in.)
                 let waves: Vec<GerstnerWave> = self
                     .gerstner_waves
                     .iter_shared()
-                    .flatten()
+                    .filter_map(|w| w.try_to::<Gd<KeelGerstnerWave>>().ok())
                     .map(|w| w.bind().wave())
                     .collect();
                 Config::Gerstner(waves, level)
@@ -412,7 +544,15 @@ impl KeelWater {
                 air_density: self.air_density,
                 ..WorldDesc::default()
             };
-            match World::new(&desc) {
+            let world = if self.use_worker_thread_pool {
+                World::with_tasks(&desc, Arc::new(GodotTasks::new()))
+            } else {
+                World::new(&WorldDesc {
+                    thread_count: 1,
+                    ..desc
+                })
+            };
+            match world {
                 Ok(world) => {
                     self.world = Some(world);
                     self.fleet.forget_world();
@@ -457,17 +597,149 @@ impl KeelWater {
         }
     }
 
+    /// Whether this frame's forces are applied and not integrated yet: inside the
+    /// physics frame, after the bodies' `_integrate_forces` stepped Keel.
+    fn forces_pending(&self) -> bool {
+        let engine = Engine::singleton();
+        engine.is_in_physics_frame() && self.stepped_frame == Some(engine.get_physics_frames())
+    }
+
+    /// The bodies in the fleet's order with their physics server ids.
+    fn bodies(&self) -> Vec<(InstanceId, Rid)> {
+        self.fleet
+            .keys()
+            .filter_map(|k| self.rids.get(&k).map(|rid| (k, *rid)))
+            .collect()
+    }
+
+    fn snapshot(&mut self) -> Result<Snapshot, String> {
+        let world = self
+            .world
+            .as_ref()
+            .ok_or("the water has no world yet (before its first physics frame)")?;
+        let mut keel = vec![0u8; world.snapshot_size()];
+        let n = world.snapshot(&mut keel).map_err(|e| e.message.clone())?;
+        keel.truncate(n);
+        let pending = self.forces_pending();
+        let mut server = PhysicsServer3D::singleton();
+        let mut bodies = Vec::new();
+        for (id, rid) in self.bodies() {
+            let s = server
+                .body_get_direct_state(rid)
+                .ok_or_else(|| format!("body {id} has no physics state"))?;
+            let t = settled_transform(&mut server, rid, s.get_transform());
+            if let Ok(mut node) = Gd::<RigidBody3D>::try_from_instance_id(id) {
+                node.set_global_transform(t);
+            }
+            let (b, o) = (t.basis, t.origin);
+            let e = self.fleet.entry(id);
+            let applied = e
+                .and_then(|e| e.outcome)
+                .filter(|_| pending)
+                .map(|o| o.application)
+                .unwrap_or_default();
+            let f = vector3(applied.central_force);
+            let q = vector3(applied.torque);
+            let (v, w) = (s.get_linear_velocity(), s.get_angular_velocity());
+            bodies.push(BodyRecord {
+                id: id.to_i64() as u64,
+                wet: e.is_some_and(|e| e.is_wet()),
+                transform: [
+                    b.rows[0].x,
+                    b.rows[0].y,
+                    b.rows[0].z,
+                    b.rows[1].x,
+                    b.rows[1].y,
+                    b.rows[1].z,
+                    b.rows[2].x,
+                    b.rows[2].y,
+                    b.rows[2].z,
+                    o.x,
+                    o.y,
+                    o.z,
+                ],
+                linear_velocity: [v.x, v.y, v.z],
+                angular_velocity: [w.x, w.y, w.z],
+                force: [f.x, f.y, f.z],
+                torque: [q.x, q.y, q.z],
+            });
+        }
+        Ok(Snapshot {
+            pending,
+            time: self.time,
+            keel,
+            bodies,
+        })
+    }
+
+    fn restore_snapshot(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let snapshot = Snapshot::decode(bytes)?;
+        let bodies = self.bodies();
+        let ids: Vec<u64> = bodies.iter().map(|(id, _)| id.to_i64() as u64).collect();
+        rollback::check_bodies(&snapshot, &ids)?;
+        let pending = self.forces_pending();
+        if snapshot.pending != pending {
+            return Err(if snapshot.pending {
+                "the snapshot was taken in _physics_process: load it there too"
+            } else {
+                "the snapshot was taken outside _physics_process: load it outside too"
+            }
+            .into());
+        }
+        let world = self
+            .world
+            .as_mut()
+            .ok_or("the water has no world yet (before its first physics frame)")?;
+        // Keel's part first: it checks the bytes against its bodies and hulls, and
+        // refuses without changing anything.
+        world.restore(&snapshot.keel).map_err(|e| e.message.clone())?;
+        self.time = snapshot.time;
+        let mut server = PhysicsServer3D::singleton();
+        for ((id, rid), record) in bodies.iter().zip(&snapshot.bodies) {
+            let t = record.transform;
+            let transform = Transform3D::new(
+                Basis::from_rows(
+                    Vector3::new(t[0], t[1], t[2]),
+                    Vector3::new(t[3], t[4], t[5]),
+                    Vector3::new(t[6], t[7], t[8]),
+                ),
+                Vector3::new(t[9], t[10], t[11]),
+            );
+            let v = Vector3::from_array(record.linear_velocity);
+            let w = Vector3::from_array(record.angular_velocity);
+            // The node first (its setters tell the server too, through its own
+            // arithmetic), then the server with the saved bits, last.
+            if let Ok(mut node) = Gd::<RigidBody3D>::try_from_instance_id(*id) {
+                node.set_global_transform(transform);
+                node.set_linear_velocity(v);
+                node.set_angular_velocity(w);
+            }
+            server.body_set_state(*rid, BodyState3D::TRANSFORM, &transform.to_variant());
+            server.body_set_state(*rid, BodyState3D::LINEAR_VELOCITY, &v.to_variant());
+            server.body_set_state(*rid, BodyState3D::ANGULAR_VELOCITY, &w.to_variant());
+            if pending {
+                // This frame's forces, from the state before the load, out; the saved
+                // ones in: 0 + f - f + g is g exactly.
+                if let Some(o) = self.fleet.entry(*id).and_then(|e| e.outcome) {
+                    server.body_apply_central_force(*rid, -vector3(o.application.central_force));
+                    server.body_apply_torque(*rid, -vector3(o.application.torque));
+                }
+                server.body_apply_central_force(*rid, Vector3::from_array(record.force));
+                server.body_apply_torque(*rid, Vector3::from_array(record.torque));
+            }
+            self.fleet.set_wet(*id, record.wet);
+        }
+        Ok(())
+    }
+
     /// The keel world, once built.
     pub fn world(&self) -> Option<&World> {
         self.world.as_ref()
     }
 
     /// Registers (or updates) a body: its physics server id, hull mesh and parameters.
-    pub fn update_body(&mut self, id: InstanceId, rid: Rid, mesh: Option<Option<BakedMesh>>, params: BodyParams) {
-        match self.rids.iter_mut().find(|(k, _)| *k == id) {
-            Some(entry) => entry.1 = rid,
-            None => self.rids.push((id, rid)),
-        }
+    pub fn update_body(&mut self, id: InstanceId, rid: Rid, mesh: Option<Option<BakedMesh>>, params: BodyDesc) {
+        self.rids.insert(id, rid);
         if let Some(mesh) = mesh {
             self.fleet.set_mesh(id, mesh);
         }
@@ -476,7 +748,7 @@ impl KeelWater {
 
     /// Forgets a body.
     pub fn remove_body(&mut self, id: InstanceId) {
-        self.rids.retain(|(k, _)| *k != id);
+        self.rids.remove(&id);
         if let Some(world) = self.world.as_mut() {
             self.fleet.remove(world, id);
         }
@@ -496,7 +768,7 @@ impl KeelWater {
         let mut server = PhysicsServer3D::singleton();
         let rids = &self.rids;
         self.fleet.step(world, dt, |key| {
-            let rid = rids.iter().find(|(k, _)| *k == key)?.1;
+            let rid = *rids.get(&key)?;
             let s = server.body_get_direct_state(rid)?;
             let t = s.get_transform();
             let direct = DirectState {
@@ -522,12 +794,17 @@ impl KeelWater {
         });
     }
 
-    /// A body's last outcome and wetness change (taken once), or why it was not stepped.
-    pub fn take_outcome(&mut self, id: InstanceId) -> (Option<Outcome>, Option<Transition>, Option<String>) {
+    /// A body's last outcome and wetness change (taken once), and what is wrong with it
+    /// (why it was not stepped, or what is wrong with its hull).
+    pub fn take_outcome(&mut self, id: InstanceId) -> (Option<Outcome>, Option<Transition>, Vec<String>) {
         let transition = self.fleet.take_transition(id);
         match self.fleet.entry(id) {
-            Some(e) => (e.outcome, transition, e.error.clone()),
-            None => (None, transition, None),
+            Some(e) => (
+                e.outcome,
+                transition,
+                e.error.iter().chain(&e.notice).cloned().collect(),
+            ),
+            None => (None, transition, Vec::new()),
         }
     }
 

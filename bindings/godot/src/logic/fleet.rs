@@ -6,11 +6,17 @@
 //! fails (one body's state is refused) is stepped body by body so that the others still
 //! float and the bad one is named.
 
+use std::collections::HashMap;
+use std::hash::Hash;
+
 use keel::{BodyDesc, BodyForces, BodyId, BodyState, HullId, World};
 
 use super::apply::{Application, application};
 use super::mesh::BakedMesh;
-use super::params::{BodyParams, MassProperties, body_desc};
+use super::params::{MassProperties, body_desc};
+
+/// Why a body without a mesh is not stepped (the host may say why it has none instead).
+pub const NO_HULL: &str = "no hull mesh: give it a Mesh or a MeshInstance3D child";
 
 /// A body's entries in a world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,7 +151,7 @@ pub struct Entry<K> {
     pub key: K,
     mesh: Option<BakedMesh>,
     shape_changed: bool,
-    params: BodyParams,
+    params: BodyDesc,
     params_changed: bool,
     mass: Option<MassProperties>,
     member: Option<Member>,
@@ -154,6 +160,9 @@ pub struct Entry<K> {
     pub outcome: Option<Outcome>,
     /// Why the body was not stepped last frame.
     pub error: Option<String>,
+    /// What is wrong with its hull although it is stepped (a hull that encloses no
+    /// volume), since the hull was built.
+    pub notice: Option<String>,
     transition: Option<Transition>,
 }
 
@@ -175,6 +184,9 @@ impl<K> Entry<K> {
 #[derive(Debug)]
 pub struct Fleet<K> {
     entries: Vec<Entry<K>>,
+    /// Where each key's entry is: every body looks itself up several times a frame, and
+    /// a search of the list made a crowd's frame quadratic.
+    positions: HashMap<K, usize>,
     batch: Batch,
     stepped: Vec<usize>,
 }
@@ -183,15 +195,16 @@ impl<K> Default for Fleet<K> {
     fn default() -> Self {
         Self {
             entries: Vec::new(),
+            positions: HashMap::new(),
             batch: Batch::default(),
             stepped: Vec::new(),
         }
     }
 }
 
-impl<K: Copy + PartialEq> Fleet<K> {
+impl<K: Copy + Eq + Hash> Fleet<K> {
     fn index(&self, key: K) -> Option<usize> {
-        self.entries.iter().position(|e| e.key == key)
+        self.positions.get(&key).copied()
     }
 
     fn entry_mut(&mut self, key: K) -> &mut Entry<K> {
@@ -202,15 +215,17 @@ impl<K: Copy + PartialEq> Fleet<K> {
                     key,
                     mesh: None,
                     shape_changed: true,
-                    params: BodyParams::default(),
+                    params: BodyDesc::default(),
                     params_changed: true,
                     mass: None,
                     member: None,
                     wet: false,
                     outcome: None,
                     error: None,
+                    notice: None,
                     transition: None,
                 });
+                self.positions.insert(key, self.entries.len() - 1);
                 self.entries.len() - 1
             }
         };
@@ -227,8 +242,9 @@ impl<K: Copy + PartialEq> Fleet<K> {
         }
     }
 
-    /// Registers `key` if new and sets its parameters.
-    pub fn set_params(&mut self, key: K, params: BodyParams) {
+    /// Registers `key` if new and sets its parameters (a description whose hull, mass
+    /// and inertia the fleet fills in).
+    pub fn set_params(&mut self, key: K, params: BodyDesc) {
         let e = self.entry_mut(key);
         if e.params != params {
             e.params = params;
@@ -238,7 +254,15 @@ impl<K: Copy + PartialEq> Fleet<K> {
 
     /// Forgets `key` and removes its keel body and hull.
     pub fn remove(&mut self, world: &mut World, key: K) {
-        if let Some(m) = self.index(key).and_then(|i| self.entries.remove(i).member) {
+        let Some(i) = self.index(key) else {
+            return;
+        };
+        let removed = self.entries.remove(i);
+        self.positions.remove(&key);
+        for (j, e) in self.entries.iter().enumerate().skip(i) {
+            self.positions.insert(e.key, j);
+        }
+        if let Some(m) = removed.member {
             detach(world, m);
         }
     }
@@ -260,6 +284,20 @@ impl<K: Copy + PartialEq> Fleet<K> {
     pub fn take_transition(&mut self, key: K) -> Option<Transition> {
         let i = self.index(key)?;
         self.entries[i].transition.take()
+    }
+
+    /// The registered bodies' keys, in registration order.
+    pub fn keys(&self) -> impl Iterator<Item = K> + '_ {
+        self.entries.iter().map(|e| e.key)
+    }
+
+    /// Sets whether `key` is in the water, as a rollback restores it, without a
+    /// transition.
+    pub fn set_wet(&mut self, key: K, wet: bool) {
+        if let Some(i) = self.index(key) {
+            self.entries[i].wet = wet;
+            self.entries[i].transition = None;
+        }
     }
 
     /// Number of registered bodies.
@@ -315,6 +353,23 @@ impl<K: Copy + PartialEq> Fleet<K> {
     }
 }
 
+/// What to tell the user about a hull keel accepted: one that encloses no volume (a
+/// plane, an open or inside-out mesh) floats nothing with the volume models, and its
+/// pressure forces cancel out.
+fn hull_notice(world: &World, hull: HullId) -> Option<String> {
+    let info = world.hull_info(hull).ok()?;
+    // Relative to the hull's size: the volume of a box of the hull's area's side is
+    // about area^1.5 / 7; a millionth of that is a sheet.
+    let tiny = 1e-6 * info.area.powf(1.5);
+    (info.volume.abs() <= tiny).then(|| {
+        format!(
+            "the hull encloses no volume ({} triangles, area {:.3} m^2, volume {:.3e} m^3): nothing floats it. \
+             Give a closed mesh (a plane or a single-sided surface is not a hull)",
+            info.triangle_count, info.area, info.volume
+        )
+    })
+}
+
 /// Brings `e`'s keel body up to date with its mesh, parameters and `mass`.
 fn sync<K>(world: &mut World, e: &mut Entry<K>, mass: MassProperties) -> Result<BodyId, String> {
     let mass_moved = e.mass.is_none_or(|old| mass_changed(&old, &mass));
@@ -336,12 +391,10 @@ fn sync<K>(world: &mut World, e: &mut Entry<K>, mass: MassProperties) -> Result<
                 detach(world, old);
                 e.member = None;
             }
-            let mesh = e
-                .mesh
-                .as_ref()
-                .ok_or("no hull mesh: give it a Mesh or a MeshInstance3D child")?;
+            let mesh = e.mesh.as_ref().ok_or(NO_HULL)?;
             let desc = body_desc(&e.params, HullId(0), &mass)?;
             let member = attach(world, mesh, &desc)?;
+            e.notice = hull_notice(world, member.hull);
             e.member = Some(member);
             e.shape_changed = false;
             e.params_changed = false;
@@ -357,7 +410,7 @@ mod tests {
     use keel::{BuoyancyModel, WorldDesc};
 
     use super::super::mesh::{Surface, bake};
-    use super::super::params::{BodyParams, ForceSwitches, MassProperties};
+    use super::super::params::MassProperties;
     use super::*;
 
     fn cube_mesh(side: f32) -> BakedMesh {
@@ -460,9 +513,9 @@ mod tests {
         let mut fleet = Fleet::<u32>::default();
         // Buoyancy alone: a new hull starts a fresh history, which slamming would see as
         // a sudden wetting.
-        let still = BodyParams {
-            forces: ForceSwitches::from_bits(0),
-            ..BodyParams::default()
+        let still = BodyDesc {
+            forces: 0,
+            ..BodyDesc::default()
         };
         fleet.set_params(1, still);
         fleet.set_mesh(1, Some(cube_mesh(1.0)));
@@ -502,8 +555,8 @@ mod tests {
         // ... a parameter reaches the body ...
         fleet.set_params(
             1,
-            BodyParams {
-                buoyancy_model: 4,
+            BodyDesc {
+                buoyancy: BuoyancyModel::None,
                 ..still
             },
         );
@@ -521,6 +574,32 @@ mod tests {
         fleet.remove(&mut world, 1);
         fleet.remove(&mut world, 2);
         assert_eq!((world.body_count(), world.hull_count(), fleet.len()), (0, 0, 0));
+    }
+
+    #[test]
+    fn removing_a_body_keeps_the_others_found() {
+        let mut world = World::new(&WorldDesc::default()).unwrap();
+        let mut fleet = Fleet::<u32>::default();
+        for key in 0..5 {
+            fleet.set_params(
+                key,
+                BodyDesc {
+                    hull_length: f64::from(key),
+                    ..BodyDesc::default()
+                },
+            );
+        }
+        fleet.remove(&mut world, 1);
+        fleet.remove(&mut world, 3);
+        assert_eq!(fleet.keys().collect::<Vec<_>>(), [0, 2, 4]);
+        for key in [0, 2, 4] {
+            assert_eq!(fleet.entry(key).unwrap().params.hull_length, f64::from(key));
+        }
+        assert!(fleet.entry(1).is_none() && fleet.entry(3).is_none());
+        // A key added after the removals gets its own entry.
+        fleet.set_params(9, BodyDesc::default());
+        assert_eq!(fleet.entry(9).unwrap().key, 9);
+        assert_eq!(fleet.len(), 4);
     }
 
     #[test]

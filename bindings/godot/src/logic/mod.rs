@@ -8,5 +8,6 @@ pub mod fleet;
 pub mod mesh;
 pub mod ocean;
 pub mod params;
+pub mod rollback;
 pub mod state;
 pub mod water;

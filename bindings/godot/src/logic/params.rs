@@ -1,5 +1,7 @@
-//! `BuoyantBody3D`'s exported properties as keel's [`BodyDesc`]. The defaults are the
-//! engine's own ([`BodyDesc::default`]), so the inspector shows what keel would use.
+//! What a body's parameters need besides keel's own [`BodyDesc`]: the inspector's order of
+//! the buoyancy models, the force switches, and the mass properties read from Godot. The
+//! parameters themselves travel as a `BodyDesc` (`KeelBodyParams` and `BuoyantBody3D`
+//! write their properties into one), whose defaults are the engine's.
 
 use glam::{DQuat, DVec3};
 use keel::forces::{
@@ -89,80 +91,6 @@ impl ForceSwitches {
     }
 }
 
-/// Everything of a [`BodyDesc`] that the body's inspector sets (the hull, the mass and
-/// the inertia come from the node and its physics state).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BodyParams {
-    /// Index into [`BUOYANCY_MODELS`].
-    pub buoyancy_model: i64,
-    /// `vertical_buoyancy_only`.
-    pub vertical_buoyancy_only: bool,
-    /// The force switches.
-    pub forces: ForceSwitches,
-    /// `hull_length`, m; 0 = the hull's local Z extent.
-    pub hull_length: f64,
-    /// `pressure_drag_linear`.
-    pub pressure_drag_linear: f64,
-    /// `pressure_drag_quadratic`.
-    pub pressure_drag_quadratic: f64,
-    /// `suction_drag_linear`.
-    pub suction_drag_linear: f64,
-    /// `suction_drag_quadratic`.
-    pub suction_drag_quadratic: f64,
-    /// `pressure_falloff`.
-    pub pressure_falloff: f64,
-    /// `suction_falloff`.
-    pub suction_falloff: f64,
-    /// `reference_speed`, m/s.
-    pub reference_speed: f64,
-    /// `slamming_power`.
-    pub slamming_power: f64,
-    /// `slamming_max_acceleration`, m/s^2.
-    pub slamming_max_acceleration: f64,
-    /// `slamming_multiplier`.
-    pub slamming_multiplier: f64,
-    /// `air_drag_coefficient`.
-    pub air_drag_coefficient: f64,
-    /// `linear_damping`.
-    pub linear_damping: f64,
-    /// `angular_damping`.
-    pub angular_damping: f64,
-    /// `added_mass_ratio`.
-    pub added_mass_ratio: f64,
-    /// `residual_resistance`.
-    pub residual_resistance: f64,
-    /// `water_patch_cells`.
-    pub water_patch_cells: i64,
-}
-
-impl Default for BodyParams {
-    fn default() -> Self {
-        let d = BodyDesc::default();
-        Self {
-            buoyancy_model: buoyancy_index(d.buoyancy),
-            vertical_buoyancy_only: d.vertical_buoyancy_only,
-            forces: ForceSwitches::from_bits(d.forces),
-            hull_length: d.hull_length,
-            pressure_drag_linear: d.pressure_drag_linear,
-            pressure_drag_quadratic: d.pressure_drag_quadratic,
-            suction_drag_linear: d.suction_drag_linear,
-            suction_drag_quadratic: d.suction_drag_quadratic,
-            pressure_falloff: d.pressure_falloff,
-            suction_falloff: d.suction_falloff,
-            reference_speed: d.reference_speed,
-            slamming_power: d.slamming_power,
-            slamming_max_acceleration: d.slamming_max_acceleration,
-            slamming_multiplier: d.slamming_multiplier,
-            air_drag_coefficient: d.air_drag_coefficient,
-            linear_damping: d.linear_damping,
-            angular_damping: d.angular_damping,
-            added_mass_ratio: d.added_mass_ratio,
-            residual_resistance: d.residual_resistance,
-            water_patch_cells: i64::from(d.water_patch_cells),
-        }
-    }
-}
-
 /// The body's mass and inertia as its physics state has them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MassProperties {
@@ -184,43 +112,16 @@ impl Default for MassProperties {
     }
 }
 
-/// Keel's description of a body, checked by the engine: the message says which
-/// property is wrong.
-pub fn body_desc(p: &BodyParams, hull: HullId, mass: &MassProperties) -> Result<BodyDesc, String> {
-    let buoyancy = buoyancy_model(p.buoyancy_model).ok_or_else(|| {
-        format!(
-            "buoyancy_model {} is not one of the {} models",
-            p.buoyancy_model,
-            BUOYANCY_MODELS.len()
-        )
-    })?;
-    let water_patch_cells = u32::try_from(p.water_patch_cells)
-        .map_err(|_| format!("water_patch_cells must be 0 or more, got {}", p.water_patch_cells))?;
+/// Keel's description of a body: the host's parameters `p` (a [`BodyDesc`] whose hull,
+/// mass and inertia are not read) with its hull and mass properties, checked by the
+/// engine: the message says which property is wrong.
+pub fn body_desc(p: &BodyDesc, hull: HullId, mass: &MassProperties) -> Result<BodyDesc, String> {
     let desc = BodyDesc {
         hull,
         mass: mass.mass,
-        buoyancy,
-        vertical_buoyancy_only: p.vertical_buoyancy_only,
-        forces: p.forces.bits(),
-        hull_length: p.hull_length,
-        pressure_drag_linear: p.pressure_drag_linear,
-        pressure_drag_quadratic: p.pressure_drag_quadratic,
-        suction_drag_linear: p.suction_drag_linear,
-        suction_drag_quadratic: p.suction_drag_quadratic,
-        pressure_falloff: p.pressure_falloff,
-        suction_falloff: p.suction_falloff,
-        reference_speed: p.reference_speed,
-        slamming_power: p.slamming_power,
-        slamming_max_acceleration: p.slamming_max_acceleration,
-        slamming_multiplier: p.slamming_multiplier,
-        air_drag_coefficient: p.air_drag_coefficient,
-        linear_damping: p.linear_damping,
-        angular_damping: p.angular_damping,
-        added_mass_ratio: p.added_mass_ratio,
-        residual_resistance: p.residual_resistance,
-        water_patch_cells,
         inertia: mass.inertia,
         inertia_rotation: mass.inertia_rotation,
+        ..*p
     };
     desc.validate().map_err(|e| e.to_string())?;
     Ok(desc)
@@ -230,17 +131,16 @@ pub fn body_desc(p: &BodyParams, hull: HullId, mass: &MassProperties) -> Result<
 mod tests {
     use super::*;
 
+    fn kg(mass: f64) -> MassProperties {
+        MassProperties {
+            mass,
+            ..MassProperties::default()
+        }
+    }
+
     #[test]
     fn defaults_are_the_engines() {
-        let desc = body_desc(
-            &BodyParams::default(),
-            HullId(7),
-            &MassProperties {
-                mass: 1000.0,
-                ..MassProperties::default()
-            },
-        )
-        .unwrap();
+        let desc = body_desc(&BodyDesc::default(), HullId(7), &kg(1000.0)).unwrap();
         assert_eq!(
             desc,
             BodyDesc {
@@ -264,14 +164,19 @@ mod tests {
     }
 
     #[test]
-    fn each_field_reaches_the_description() {
-        let p = BodyParams {
-            buoyancy_model: 2,
+    fn the_host_gives_hull_and_mass_and_the_rest_passes_through() {
+        let p = BodyDesc {
+            // What the host does not own is overwritten...
+            hull: HullId(99),
+            mass: -5.0,
+            inertia: DVec3::splat(-1.0),
+            // ... and what it does passes through.
+            buoyancy: BuoyancyModel::Volume,
             vertical_buoyancy_only: true,
             hull_length: 4.5,
             slamming_multiplier: 1.25,
             water_patch_cells: 12,
-            ..BodyParams::default()
+            ..BodyDesc::default()
         };
         let mass = MassProperties {
             mass: 80.0,
@@ -279,6 +184,7 @@ mod tests {
             inertia_rotation: DQuat::from_rotation_x(0.2),
         };
         let d = body_desc(&p, HullId(1), &mass).unwrap();
+        assert_eq!(d.hull, HullId(1));
         assert_eq!(d.buoyancy, BuoyancyModel::Volume);
         assert!(d.vertical_buoyancy_only);
         assert_eq!(
@@ -289,38 +195,30 @@ mod tests {
             (d.mass, d.inertia, d.inertia_rotation),
             (80.0, mass.inertia, mass.inertia_rotation)
         );
+    }
+
+    #[test]
+    fn the_drop_down_covers_every_model_once() {
         for i in 0..BUOYANCY_MODELS.len() as i64 {
             assert_eq!(buoyancy_index(buoyancy_model(i).unwrap()), i);
         }
+        assert_eq!(buoyancy_model(-1), None);
+        assert_eq!(buoyancy_model(BUOYANCY_MODELS.len() as i64), None);
     }
 
     #[test]
     fn bad_values_are_refused_with_their_name() {
-        let mass = MassProperties::default();
-        let bad_model = BodyParams {
-            buoyancy_model: 9,
-            ..BodyParams::default()
-        };
-        assert!(
-            body_desc(&bad_model, HullId(1), &mass)
-                .unwrap_err()
-                .contains("buoyancy_model")
-        );
-        let bad_speed = BodyParams {
+        let bad_speed = BodyDesc {
             reference_speed: 0.0,
-            ..BodyParams::default()
+            ..BodyDesc::default()
         };
         assert!(
-            body_desc(&bad_speed, HullId(1), &mass)
+            body_desc(&bad_speed, HullId(1), &kg(1.0))
                 .unwrap_err()
                 .contains("reference_speed")
         );
-        let zero_mass = MassProperties {
-            mass: 0.0,
-            ..MassProperties::default()
-        };
         assert!(
-            body_desc(&BodyParams::default(), HullId(1), &zero_mass)
+            body_desc(&BodyDesc::default(), HullId(1), &kg(0.0))
                 .unwrap_err()
                 .contains("mass")
         );
