@@ -2,7 +2,7 @@
 //! ABI's `keel_body_step` and the Rust API's `World::step_body`, and 1024 boxes in a
 //! batch, on flat and on Perlin water, on one thread and two; with `--features
 //! profile-sections`, each row's time per body broken down by the step's sections
-//! (`keel::sections`).
+//! (`keel::runtime::profile`).
 //!
 //! ```sh
 //! cargo bench --bench small                                   # the table
@@ -275,7 +275,7 @@ fn rows<'m>(mesh: &'m Mesh) -> Vec<(&'static str, usize, Make<'m>)> {
 }
 
 fn print_sections(calls: u64, bodies: usize) {
-    let Some(sections) = keel::sections::report() else {
+    let Some(sections) = keel::runtime::profile::report() else {
         return;
     };
     let per = (calls * bodies as u64) as f64;
@@ -327,7 +327,7 @@ fn main() {
             std::process::exit(2);
         };
         let mut f = make();
-        keel::sections::reset();
+        keel::runtime::profile::reset();
         let start = Instant::now();
         for _ in 0..steps {
             f();
@@ -343,7 +343,7 @@ fn main() {
     );
     for (name, bodies, make) in &rows {
         let mut f = make();
-        keel::sections::reset();
+        keel::runtime::profile::reset();
         let (per_call, calls) = time(Duration::from_secs(1), &mut f);
         println!(
             "{name:<18} {bodies:>7} {:>12.3} {:>12.1}",

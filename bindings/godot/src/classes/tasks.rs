@@ -1,4 +1,4 @@
-//! Godot's `WorkerThreadPool` as Keel's job system ([`keel::tasks::TaskSystem`]): a
+//! Godot's `WorkerThreadPool` as Keel's job system ([`keel::runtime::tasks::TaskSystem`]): a
 //! `KeelWater` world runs its parallel work (a batch's groups of bodies, a big body's
 //! sections) on Godot's workers and starts no thread of its own inside Godot.
 //!
@@ -16,7 +16,7 @@ use godot::classes::{Os, ProjectSettings, WorkerThreadPool};
 use godot::prelude::*;
 use godot::sys;
 use godot::sys::GodotFfi;
-use keel::tasks::TaskSystem;
+use keel::runtime::tasks::TaskSystem;
 
 /// Keel's limit on a job system's workers (`World::with_tasks` refuses more).
 const MAX_WORKERS: u32 = 64;
