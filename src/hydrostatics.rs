@@ -117,7 +117,11 @@ pub fn attitude(rotation: DQuat) -> Attitude {
     Attitude {
         heading,
         trim,
-        heel: if heel <= -std::f64::consts::PI { std::f64::consts::PI } else { heel },
+        heel: if heel <= -std::f64::consts::PI {
+            std::f64::consts::PI
+        } else {
+            heel
+        },
         tilt: u.y.clamp(-1.0, 1.0).acos(),
     }
 }
@@ -476,13 +480,15 @@ fn eigen2(m: [[f64; 2]; 2]) -> [(f64, DVec2); 2] {
     let mean = 0.5 * (a + d);
     let r = (0.25 * (a - d) * (a - d) + b * b).sqrt();
     let (l0, l1) = (mean - r, mean + r);
+    // Each row of `m - l I` gives a null vector: `(b, l - a)` and `(l - d, b)`. The longer
+    // of the two is the accurate one; when `b` is tiny (a waterplane nearly aligned with
+    // the world axes) the first is two rounding errors whose direction means nothing.
     let vector = |l: f64| {
-        let v = if b.abs() > 1e-300 {
-            DVec2::new(b, l - a)
-        } else if (l - a).abs() <= (l - d).abs() {
-            DVec2::X
+        let (first, second) = (DVec2::new(b, l - a), DVec2::new(l - d, b));
+        let v = if first.length_squared() >= second.length_squared() {
+            first
         } else {
-            DVec2::Y
+            second
         };
         v.normalize_or(DVec2::X)
     };

@@ -8,9 +8,7 @@ mod common;
 use common::sim::{self, RigidBody};
 use common::{Mesh, boat_hull, bunny, simple_box, world};
 use glam::{DQuat, DVec2, DVec3, EulerRot, Vec3};
-use keel::hydrostatics::{
-    Loading, Pose, attitude, find_body_equilibrium, find_equilibrium, hydrostatics, submerged,
-};
+use keel::hydrostatics::{Loading, Pose, attitude, find_body_equilibrium, find_equilibrium, hydrostatics, submerged};
 use keel::{BodyDesc, Hull};
 
 const RHO: f64 = 1000.0;
@@ -324,8 +322,18 @@ fn box_upright_case(x: f64, z: f64, heading: f64) {
     let (l, b) = (x.max(z), x.min(z));
     let what = format!("{x} x {z} box at heading {heading}");
     close(&format!("{what}: draft"), r.draft, t, 1e-9);
-    close(&format!("{what}: GM_T"), r.gm_t, t / 2.0 + b * b / (12.0 * t) - kg, 1e-9);
-    close(&format!("{what}: GM_L"), r.gm_l, t / 2.0 + l * l / (12.0 * t) - kg, 1e-9);
+    close(
+        &format!("{what}: GM_T"),
+        r.gm_t,
+        t / 2.0 + b * b / (12.0 * t) - kg,
+        1e-9,
+    );
+    close(
+        &format!("{what}: GM_L"),
+        r.gm_l,
+        t / 2.0 + l * l / (12.0 * t) - kg,
+        1e-9,
+    );
     close(&format!("{what}: I_T"), r.i_t, l * b.powi(3) / 12.0, 1e-9);
     // The roll axis is the longer side's world direction.
     let long_local = if x > z { DVec3::X } else { DVec3::Z };
@@ -336,7 +344,10 @@ fn box_upright_case(x: f64, z: f64, heading: f64) {
     let i_roll = load.mass * (b * b + d * d) / 12.0 + load.mass * (d / 2.0 - kg).powi(2);
     close(&format!("{what}: roll inertia"), r.roll_inertia, i_roll, 1e-9);
     let a = attitude(eq.pose.rotation);
-    assert!(a.heel.abs() < 1e-9 && a.trim.abs() < 1e-9 && !a.upside_down(), "{what}: {a:?}");
+    assert!(
+        a.heel.abs() < 1e-9 && a.trim.abs() < 1e-9 && !a.upside_down(),
+        "{what}: {a:?}"
+    );
 }
 
 #[test]
@@ -386,7 +397,11 @@ fn attitude_undoes_heading_trim_and_heel_composed_in_that_order() {
         let heel = rng.range(-3.1, 3.1);
         let q = DQuat::from_euler(EulerRot::YXZ, heading, trim, heel);
         let a = attitude(q);
-        for (what, got, want) in [("heading", a.heading, heading), ("trim", a.trim, trim), ("heel", a.heel, heel)] {
+        for (what, got, want) in [
+            ("heading", a.heading, heading),
+            ("trim", a.trim, trim),
+            ("heel", a.heel, heel),
+        ] {
             assert!((got - want).abs() < 1e-9, "{what}: got {got}, want {want}");
         }
         let up = q * DVec3::Y;
