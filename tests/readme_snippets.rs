@@ -82,7 +82,14 @@ fn build_and_run(tag: &str, compiler: &str, flags: &[&str], source: &str) -> Str
     let compile = Command::new(compiler)
         .args(flags)
         // A snippet computes values for the engine that it does not use itself.
-        .args(["-Wall", "-Wextra", "-pedantic", "-Werror", "-Wno-unused-variable", "-Wno-unused-but-set-variable"])
+        .args([
+            "-Wall",
+            "-Wextra",
+            "-pedantic",
+            "-Werror",
+            "-Wno-unused-variable",
+            "-Wno-unused-but-set-variable",
+        ])
         .arg("-I")
         .arg(root().join("include"))
         .arg("-I")
@@ -173,7 +180,10 @@ fn cpp_readme_keel_hpp_snippet_compiles_and_runs() {
     // box may be under water whole: buoyancy between a shallow immersion's and the whole
     // hull's rho g V, with a first step's drag on top (README.md).
     let whole = 1000.0 * 9.81 * 2.0 * 0.6 * 2.0;
-    assert!(y > 0.3 * BUOYANCY && y < 1.2 * whole, "keel.hpp: force_y {y}, whole hull {whole}");
+    assert!(
+        y > 0.3 * BUOYANCY && y < 1.2 * whole,
+        "keel.hpp: force_y {y}, whole hull {whole}"
+    );
     assert!(
         !out.contains("waterline 0\n"),
         "a box in the water has a waterline:\n{out}"

@@ -11,7 +11,7 @@ use crate::mesh::{self, Mesh};
 use crate::plot;
 use crate::setup::{self, MassChoice, WaterKind};
 use crate::sim::{self, Sample, Scene};
-use crate::simulate::{self, Rest, Summary};
+use crate::simulate::{self, Rest, Summary, fixed};
 
 struct Check {
     ok: bool,
@@ -175,12 +175,13 @@ fn checks(spec: &SceneSpec, summary: &Summary, samples: &[Sample], rest: Option<
             out.push(check(
                 (tilt - p.tilt_deg).abs() < 2.0 || (tilt - (180.0 - p.tilt_deg)).abs() < 2.0,
                 format!(
-                    "settled heel {:.1}, trim {:.1} deg (tilt {tilt:.1}); the equilibrium found from upright: heel {:.1}, trim {:.1} deg (tilt {:.1}), centre of mass y {:.3} m (simulated {:.3} m)",
-                    summary.heel_deg,
-                    summary.trim_deg,
-                    p.heel_deg,
-                    p.trim_deg,
-                    p.tilt_deg,
+                    "settled heel {}, trim {} deg (tilt {}); the equilibrium found from upright: heel {}, trim {} deg (tilt {}), centre of mass y {:.3} m (simulated {:.3} m)",
+                    fixed(summary.heel_deg, 1),
+                    fixed(summary.trim_deg, 1),
+                    fixed(tilt, 1),
+                    fixed(p.heel_deg, 1),
+                    fixed(p.trim_deg, 1),
+                    fixed(p.tilt_deg, 1),
                     p.center_of_mass_y,
                     summary.center_of_mass[1]
                 ),
