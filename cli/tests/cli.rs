@@ -486,6 +486,12 @@ fn the_demo_runs_every_scene_and_says_ok_or_warning() {
         .lines()
         .filter(|l| l.trim_start().starts_with("OK") || l.trim_start().starts_with("WARNING"));
     assert!(verdicts.count() >= 12, "{stdout}");
+    // Every scene on flat water states the draft a user checks against Archimedes'.
+    let drafts = stdout
+        .lines()
+        .filter(|l| l.contains("settled draft") && l.contains("against Archimedes'"))
+        .count();
+    assert_eq!(drafts, 5, "{stdout}");
 }
 
 /// Capytaine (PyPI) computes the same figures from the same posed mesh by its own code.
