@@ -32,6 +32,33 @@
 //! buoyancy, waterplane area, `KB` (above the lowest point of the hull), `BM_T = I_T / V`,
 //! `BM_L = I_L / V`, `GM = KB + BM - KG` both ways, and the natural periods of heave,
 //! `T = 2 pi sqrt(m / (rho g A_wp))`, and roll, `T = 2 pi sqrt(I_roll / (m g GM_T))`.
+//!
+//! The transverse and longitudinal figures are about the waterplane's principal axes
+//! through the centre of flotation, the eigenvectors of its second-moment tensor
+//! `[[int dx^2, int dx dz], [int dx dz, int dz^2]]`: `I_T`, the smaller moment, is about
+//! the longer principal axis (the one the area stretches along), the axis a heel (roll)
+//! turns about; `I_L`, the larger, about the shorter one, the axis of trim (pitch). For a
+//! ship these are its length and beam; for a body resting at an odd attitude (the bunny on
+//! its side) they are the only pair of axes whose moments are the least and the most
+//! stiff, whereas the projections of the body's own axes need not even be perpendicular.
+//! A waterplane whose two moments agree (a square, a circle) has no preferred axis: the
+//! body's length (local Z, projected) is taken.
+//!
+//! Heel and trim ([`attitude`]) are angles of the body's rotation taken apart as
+//! `heading * trim * heel`: a turn about world Y, then about the body's transverse axis
+//! (local X), then about its longitudinal one (local Z), the order in which
+//! `DQuat::from_euler(EulerRot::YXZ, heading, trim, heel)` composes them. With `f`, `s`
+//! and `u` the world directions of the body's local Z, X and Y:
+//!
+//! ```text
+//! trim = asin(-f.y)            in [-90, 90] degrees, positive: the +Z end (bow) down
+//! heel = atan2(s.y, u.y)       in (-180, 180], positive: the +X side up
+//! tilt = acos(u.y)             angle between the body's up and world up
+//! ```
+//!
+//! Heel covers the whole turn, so a body floating upside down reads heel 180 and trim 0,
+//! not "upright"; trim is limited to a quarter turn each way, as the decomposition must
+//! be, and near it (the body standing on an end) heel is ill-defined.
 //! The periods leave out the added mass of the water moved with the hull (which lengthens
 //! a real ship's periods by some tens of percent in heave): they are the periods of the
 //! model keel simulates, where the host integrates buoyancy with the body's own mass.
@@ -47,6 +74,57 @@ use crate::error::{Error, Result};
 use crate::forces::buoyancy::SubmergedVolume;
 use crate::hull::Hull;
 use crate::hull::clip::{self, Tri};
+
+/// A body's attitude: heading, trim and heel (module docs), radians, and its tilt.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Attitude {
+    /// Compass direction of the body's length: the turn about world Y from world Z to the
+    /// horizontal projection of the body's local Z, radians.
+    pub heading: f64,
+    /// Trim, radians in `[-pi/2, pi/2]`: positive lowers the body's +Z end (bow down).
+    pub trim: f64,
+    /// Heel, radians in `(-pi, pi]`: positive raises the body's +X side; `pi` is upside
+    /// down.
+    pub heel: f64,
+    /// Angle between the body's up (local Y) and world up, radians in `[0, pi]`.
+    pub tilt: f64,
+}
+
+impl Attitude {
+    /// Whether the body's up points below the horizon.
+    pub fn upside_down(&self) -> bool {
+        self.tilt > std::f64::consts::FRAC_PI_2
+    }
+}
+
+/// Heel, trim, heading and tilt of a body-local to world `rotation` (module docs): the
+/// inverse of `DQuat::from_euler(EulerRot::YXZ, heading, trim, heel)`. The one attitude
+/// every report of Keel's (the hydrostatics, the command line's runs and plots) gives.
+pub fn attitude(rotation: DQuat) -> Attitude {
+    let r = rotation.normalize();
+    let (f, s, u) = (r * DVec3::Z, r * DVec3::X, r * DVec3::Y);
+    let trim = (-f.y).clamp(-1.0, 1.0).asin();
+    // With the trim known, s.y = sin(heel) cos(trim) and u.y = cos(heel) cos(trim).
+    let heel = s.y.atan2(u.y);
+    // The heading of f; when the body stands on an end f has no horizontal part, and the
+    // heading is read from the side axis instead (s = heading * (cos heel, .., -sin heel)
+    // rotated: its horizontal part then points along heading's X).
+    let heading = if f.x.hypot(f.z) > 1e-9 {
+        f.x.atan2(f.z)
+    } else {
+        (-s.z).atan2(s.x)
+    };
+    Attitude {
+        heading,
+        trim,
+        heel: if heel <= -std::f64::consts::PI {
+            std::f64::consts::PI
+        } else {
+            heel
+        },
+        tilt: u.y.clamp(-1.0, 1.0).acos(),
+    }
+}
 
 /// Area and moments of the waterplane, world horizontal axes.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -71,6 +149,21 @@ impl Waterplane {
         // Distance from the axis is the offset along its normal (-axis.y, axis.x).
         let n = DVec2::new(-axis.y, axis.x);
         n.x * n.x * self.xx + 2.0 * n.x * n.y * self.xz + n.y * n.y * self.zz
+    }
+
+    /// The longer principal axis (module docs), a unit world `(x, z)` direction, and the
+    /// moments about it and about the shorter one: `(axis, I_T, I_L)`, `I_T <= I_L`. The
+    /// axis points along `forward` rather than against it; when the two moments agree
+    /// within rounding, it is `forward` itself (a unit `(x, z)` direction).
+    pub fn principal_axes(&self, forward: DVec2) -> (DVec2, f64, f64) {
+        let [(small, v_small), (large, _)] = eigen2([[self.xx, self.xz], [self.xz, self.zz]]);
+        if large - small <= 1e-9 * (large + small).abs() {
+            return (forward, self.moment_about(forward), self.moment_about(forward.perp()));
+        }
+        // The least moment is about the axis perpendicular to the least spread.
+        let axis = v_small.perp();
+        let axis = if axis.dot(forward) < 0.0 { -axis } else { axis };
+        (axis, small, large)
     }
 }
 
@@ -234,7 +327,7 @@ pub struct Equilibrium {
     /// Centre of mass, world.
     pub center_of_mass: DVec3,
     /// Heel (about the body's longitudinal axis) and trim (about its transverse axis),
-    /// radians, of the tilt that takes world up to the body's up with the start's heading.
+    /// radians, as [`attitude`] gives them: heel `pi` is upside down.
     pub heel: f64,
     /// See `heel`.
     pub trim: f64,
@@ -259,7 +352,7 @@ struct Problem<'a> {
 
 /// A tilt, world axes: `rotation = exp(tilt) * heading`, with `tilt` horizontal.
 #[derive(Clone, Copy, Debug)]
-struct Attitude {
+struct Trial {
     rotation: DQuat,
     com_y: f64,
     sub: Submerged,
@@ -295,7 +388,7 @@ impl<'a> Problem<'a> {
 
     /// The attitude at `rotation` with the heave that floats the mass (`rho V = m`):
     /// safeguarded Newton on the volume, whose heave derivative is the waterplane area.
-    fn settle(&self, rotation: DQuat, guess: Option<f64>) -> Attitude {
+    fn settle(&self, rotation: DQuat, guess: Option<f64>) -> Trial {
         // Local-frame extent of the hull along world up, about the centre of mass.
         let up_local = rotation.inverse() * DVec3::Y;
         let (lo, hi) = self
@@ -328,7 +421,7 @@ impl<'a> Problem<'a> {
                 break;
             }
         }
-        Attitude {
+        Trial {
             rotation,
             com_y: y,
             sub,
@@ -337,7 +430,7 @@ impl<'a> Problem<'a> {
 
     /// Energy of an attitude, relative to the water level (module docs). With
     /// `m = rho V` it is `m g (y_G - y_B)`, in joules.
-    fn energy(&self, a: &Attitude) -> f64 {
+    fn energy(&self, a: &Trial) -> f64 {
         let g = self.load.gravity;
         let rho = self.load.water_density;
         self.load.mass * g * (a.com_y - self.load.level) - rho * g * a.sub.volume * (a.sub.centroid.y - self.load.level)
@@ -345,7 +438,7 @@ impl<'a> Problem<'a> {
 
     /// Derivative of the energy along the tilts about the heading frame's X and Z axes:
     /// minus the righting moment of buoyancy about the centre of mass, N m.
-    fn gradient(&self, a: &Attitude) -> DVec2 {
+    fn gradient(&self, a: &Trial) -> DVec2 {
         let com = DVec3::new(self.com_xz.x, a.com_y, self.com_xz.y);
         let lift = DVec3::Y * (self.load.water_density * self.load.gravity * a.sub.volume);
         let torque = (a.sub.centroid - com).cross(lift);
@@ -357,14 +450,14 @@ impl<'a> Problem<'a> {
         (self.heading * DVec3::X, self.heading * DVec3::Z)
     }
 
-    fn tilted(&self, a: &Attitude, step: DVec2) -> Attitude {
+    fn tilted(&self, a: &Trial, step: DVec2) -> Trial {
         let (tx, tz) = self.axes();
         let turn = DQuat::from_scaled_axis(tx * step.x + tz * step.y);
         self.settle((turn * a.rotation).normalize(), Some(a.com_y))
     }
 
     /// Hessian of the energy in the tilts, by central differences of the exact gradient.
-    fn hessian(&self, a: &Attitude) -> [[f64; 2]; 2] {
+    fn hessian(&self, a: &Trial) -> [[f64; 2]; 2] {
         let h = 1e-5;
         let mut m = [[0.0; 2]; 2];
         for (j, e) in [DVec2::X, DVec2::Y].into_iter().enumerate() {
@@ -387,13 +480,15 @@ fn eigen2(m: [[f64; 2]; 2]) -> [(f64, DVec2); 2] {
     let mean = 0.5 * (a + d);
     let r = (0.25 * (a - d) * (a - d) + b * b).sqrt();
     let (l0, l1) = (mean - r, mean + r);
+    // Each row of `m - l I` gives a null vector: `(b, l - a)` and `(l - d, b)`. The longer
+    // of the two is the accurate one; when `b` is tiny (a waterplane nearly aligned with
+    // the world axes) the first is two rounding errors whose direction means nothing.
     let vector = |l: f64| {
-        let v = if b.abs() > 1e-300 {
-            DVec2::new(b, l - a)
-        } else if (l - a).abs() <= (l - d).abs() {
-            DVec2::X
+        let (first, second) = (DVec2::new(b, l - a), DVec2::new(l - d, b));
+        let v = if first.length_squared() >= second.length_squared() {
+            first
         } else {
-            DVec2::Y
+            second
         };
         v.normalize_or(DVec2::X)
     };
@@ -473,16 +568,15 @@ pub fn find_equilibrium(hull: &Hull, load: &Loading, start: &Pose) -> Result<Equ
     let back = problem.heading * heading_of(current.rotation).inverse();
     let rotation = (back * current.rotation).normalize();
     let pose = problem.pose(rotation, current.com_y);
-    let tilt = problem.heading.inverse() * DQuat::from_rotation_arc(DVec3::Y, rotation * DVec3::Y) * problem.heading;
-    let v = tilt.to_scaled_axis();
-    if !(pose.position.is_finite() && pose.rotation.is_finite() && v.is_finite()) {
+    let angles = attitude(rotation);
+    if !(pose.position.is_finite() && pose.rotation.is_finite() && angles.heel.is_finite() && angles.trim.is_finite()) {
         return Err(Error::argument("no equilibrium found: the hull's numbers overflow"));
     }
     Ok(Equilibrium {
         pose,
         center_of_mass: pose.apply(load.com_local),
-        heel: v.z,
-        trim: v.x,
+        heel: angles.heel,
+        trim: angles.trim,
         iterations,
     })
 }
@@ -517,26 +611,31 @@ pub struct Report {
     pub kb: f64,
     /// Height of the centre of mass above the lowest point of the hull, m.
     pub kg: f64,
-    /// Transverse metacentric radius `I_T / V`, m.
+    /// Transverse metacentric radius `I_T / V` (about the roll axis), m.
     pub bm_t: f64,
-    /// Longitudinal metacentric radius `I_L / V`, m.
+    /// Longitudinal metacentric radius `I_L / V` (about the pitch axis), m.
     pub bm_l: f64,
     /// Transverse metacentric height `KB + BM_T - KG`, m; negative: the body capsizes.
     pub gm_t: f64,
     /// Longitudinal metacentric height, m.
     pub gm_l: f64,
-    /// Waterplane second moment about the longitudinal axis through the centre of
-    /// flotation, m^4.
+    /// Waterplane second moment about its longer principal axis through the centre of
+    /// flotation (the roll axis, `roll_axis`), m^4: the smaller of the two.
     pub i_t: f64,
-    /// About the transverse axis, m^4.
+    /// About the shorter principal axis (the pitch axis, perpendicular to `roll_axis`),
+    /// m^4: the larger.
     pub i_l: f64,
+    /// Direction of the roll axis, world `(x, z)`, unit: the waterplane's longer principal
+    /// axis, pointing along the body's length rather than against it (module docs).
+    pub roll_axis: DVec2,
     /// Natural heave period without added mass, s (infinite with no waterplane).
     pub heave_period: f64,
     /// Natural roll period without added mass, s (infinite unless GM_T > 0).
     pub roll_period: f64,
     /// Natural pitch period without added mass, s (infinite unless GM_L > 0).
     pub pitch_period: f64,
-    /// Moment of inertia about the longitudinal axis through the centre of mass, kg m^2.
+    /// Moment of inertia about the horizontal axis through the centre of mass parallel
+    /// to `roll_axis`, kg m^2.
     pub roll_inertia: f64,
 }
 
@@ -556,20 +655,23 @@ pub fn hydrostatics(hull: &Hull, load: &Loading, pose: &Pose, inertia: Option<DM
         .map(|&p| pose.apply(p).y)
         .fold(f64::INFINITY, f64::min);
     let com = pose.apply(load.com_local);
-    // The body's length and beam directions, horizontal.
-    let flat = |v: DVec3| DVec2::new(v.x, v.z).normalize_or(DVec2::X);
-    let along = flat(pose.rotation * DVec3::Z);
-    let across = flat(pose.rotation * DVec3::X);
+    // The waterplane's principal axes (module docs); the body's length, horizontal,
+    // names the roll axis's sign and stands in for it when the waterplane has no
+    // preferred axis.
     let plane = sub.waterplane;
-    let i_t = plane.moment_about(along);
-    let i_l = plane.moment_about(across);
+    let forward = DQuat::from_rotation_y(attitude(pose.rotation).heading) * DVec3::Z;
+    let (roll_axis, i_t, i_l) = plane.principal_axes(DVec2::new(forward.x, forward.z));
     let (bm_t, bm_l) = (i_t / sub.volume, i_l / sub.volume);
     let (kb, kg) = (sub.centroid.y - keel, com.y - keel);
     let gm_t = kb + bm_t - kg;
     let gm_l = kb + bm_l - kg;
     let inertia = inertia.unwrap_or_else(|| uniform_inertia(hull, load.mass, load.com_local));
-    let roll_inertia = DVec3::Z.dot(inertia * DVec3::Z);
-    let pitch_inertia = DVec3::X.dot(inertia * DVec3::X);
+    // About the horizontal axes through the centre of mass parallel to the principal
+    // ones, in body axes.
+    let local = |a: DVec2| pose.rotation.inverse() * DVec3::new(a.x, 0.0, a.y);
+    let (roll_local, pitch_local) = (local(roll_axis), local(roll_axis.perp()));
+    let roll_inertia = roll_local.dot(inertia * roll_local);
+    let pitch_inertia = pitch_local.dot(inertia * pitch_local);
     let (m, g, rho) = (load.mass, load.gravity, load.water_density);
     let period = |inertia: f64, stiffness: f64| {
         if stiffness > 0.0 {
@@ -594,6 +696,7 @@ pub fn hydrostatics(hull: &Hull, load: &Loading, pose: &Pose, inertia: Option<DM
         gm_l,
         i_t,
         i_l,
+        roll_axis,
         heave_period: period(m, rho * g * plane.area),
         roll_period: period(roll_inertia, m * g * gm_t),
         pitch_period: period(pitch_inertia, m * g * gm_l),

@@ -161,3 +161,9 @@ pub use water::{
     FlatWater, GerstnerWater, GerstnerWave, HeightfieldWater, PerlinWater, Water, WaterQuery, WaterSample, WaterSurface,
 };
 pub use world::{World, WorldDesc};
+
+/// README.md, whose Rust snippet `cargo test --doc` compiles and runs as written (its C
+/// and C++ snippets: `tests/readme_snippets.rs`).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeSnippets;

@@ -5,6 +5,8 @@
 //! ends with one line "N passed, M failed". It links the `libkeel.a` that cargo builds for
 //! this run because the crate-type list includes `staticlib`.
 
+mod skip;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -142,11 +144,7 @@ fn valgrind_or_skip() -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !found {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "valgrind is not installed, and CI must skip nothing"
-        );
-        eprintln!("skipped: valgrind is not installed (apt-get install valgrind; .ci/run installs it)");
+        skip::skipped("valgrind is not installed (apt-get install valgrind; `cargo xtask test` installs it)");
     }
     found
 }

@@ -2,6 +2,7 @@
 //! bodies in a batch or one by one.
 
 mod common;
+mod skip;
 
 use common::{Rng, boat_hull, simple_box, uv_sphere};
 use glam::{DVec2, DVec3};
@@ -187,12 +188,10 @@ fn a_big_hull_stepped_alone_shares_its_triangles_and_gets_the_same_forces() {
 fn helper_thread_ran() {
     let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        eprintln!("skipped: no /proc/self/task to find the helper thread in");
-        return;
+        return skip::skipped("no /proc/self/task to find the helper thread in");
     };
     if processors < 2 {
-        eprintln!("skipped: this process may use one processor only, so no helper thread is started");
-        return;
+        return skip::skipped("this process may use one processor only, so no helper thread is started");
     }
     drop(tasks);
     let names = || -> Vec<String> {

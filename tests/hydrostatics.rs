@@ -1,13 +1,14 @@
 //! `keel::hydrostatics` against naval architecture's closed forms: the box barge's
-//! displacement, KB, BM and GM, the stable attitudes of half-density cubes and logs, and
-//! the rest pose a simulated bunny comes to.
+//! displacement, KB, BM and GM (about the waterplane's principal axes, whatever the
+//! heading and whichever way the box is long, upright and upside down), the stable
+//! attitudes of half-density cubes and logs, and the rest pose a simulated bunny comes to.
 
 mod common;
 
 use common::sim::{self, RigidBody};
 use common::{Mesh, boat_hull, bunny, simple_box, world};
-use glam::{DQuat, DVec3, Vec3};
-use keel::hydrostatics::{Loading, Pose, find_body_equilibrium, find_equilibrium, hydrostatics, submerged};
+use glam::{DQuat, DVec2, DVec3, EulerRot, Vec3};
+use keel::hydrostatics::{Loading, Pose, attitude, find_body_equilibrium, find_equilibrium, hydrostatics, submerged};
 use keel::{BodyDesc, Hull};
 
 const RHO: f64 = 1000.0;
@@ -299,4 +300,119 @@ fn from_random_starts_the_rest_pose_is_a_stable_minimum_with_b_under_g() {
             }
         }
     }
+}
+
+/// A box `x` by `z` in plan and `d` deep, bottom at y = 0, its centre of mass at height
+/// `kg`, turned to `heading`, floats upright at draft `t = m / (rho x z)` with, by hand,
+/// `GM = t/2 + b^2 / (12 t) - kg` about its longer side (roll, `b` the shorter side) and
+/// `t/2 + l^2 / (12 t) - kg` about its shorter one (pitch, `l` the longer side).
+fn box_upright_case(x: f64, z: f64, heading: f64) {
+    let (d, t, kg) = (1.0, 0.4, 0.3);
+    let hull = hull(&simple_box(
+        Vec3::new(x as f32, d as f32, z as f32),
+        Vec3::new(0.0, d as f32 / 2.0, 0.0),
+    ));
+    let load = load(RHO * x * z * t, DVec3::new(0.0, kg, 0.0));
+    let start = Pose {
+        position: DVec3::new(1.0, 0.5, -2.0),
+        rotation: DQuat::from_rotation_y(heading),
+    };
+    let eq = find_equilibrium(&hull, &load, &start).unwrap();
+    let r = hydrostatics(&hull, &load, &eq.pose, None).unwrap();
+    let (l, b) = (x.max(z), x.min(z));
+    let what = format!("{x} x {z} box at heading {heading}");
+    close(&format!("{what}: draft"), r.draft, t, 1e-9);
+    close(
+        &format!("{what}: GM_T"),
+        r.gm_t,
+        t / 2.0 + b * b / (12.0 * t) - kg,
+        1e-9,
+    );
+    close(
+        &format!("{what}: GM_L"),
+        r.gm_l,
+        t / 2.0 + l * l / (12.0 * t) - kg,
+        1e-9,
+    );
+    close(&format!("{what}: I_T"), r.i_t, l * b.powi(3) / 12.0, 1e-9);
+    // The roll axis is the longer side's world direction.
+    let long_local = if x > z { DVec3::X } else { DVec3::Z };
+    let long = eq.pose.rotation * long_local;
+    let cross = r.roll_axis.perp_dot(DVec2::new(long.x, long.z));
+    assert!(cross.abs() < 1e-9, "{what}: roll axis {} not along {long}", r.roll_axis);
+    // The box's own inertia about that side, for the roll period.
+    let i_roll = load.mass * (b * b + d * d) / 12.0 + load.mass * (d / 2.0 - kg).powi(2);
+    close(&format!("{what}: roll inertia"), r.roll_inertia, i_roll, 1e-9);
+    let a = attitude(eq.pose.rotation);
+    assert!(
+        a.heel.abs() < 1e-9 && a.trim.abs() < 1e-9 && !a.upside_down(),
+        "{what}: {a:?}"
+    );
+}
+
+#[test]
+fn gm_is_about_the_waterplanes_principal_axes_whatever_the_heading_and_the_long_side() {
+    for heading in [0.0, 0.5, -2.0] {
+        box_upright_case(2.0, 5.0, heading);
+        // Long across the body's local X: GM_T is still about the long side.
+        box_upright_case(5.0, 2.0, heading);
+    }
+}
+
+#[test]
+fn a_centre_of_mass_above_the_deck_rests_upside_down_and_reads_heel_180() {
+    // Upside down the old deck is the keel, so KG = d - c (negative: G hangs below the
+    // water, under the new keel), KB = t/2 and GM_T = t/2 + b^2 / (12 t) - (d - c).
+    let (l, b, d, t, c) = (4.0, 2.0, 1.0, 0.3, 5.0);
+    let hull = hull(&barge(l as f32, b as f32, d as f32));
+    let load = load(RHO * l * b * t, DVec3::new(0.0, c, 0.0));
+    let level = hydrostatics(
+        &hull,
+        &load,
+        &keel::hydrostatics::float_level(&hull, &load, &upright(DVec3::ZERO)).unwrap(),
+        None,
+    )
+    .unwrap();
+    assert!(level.gm_t < 0.0, "upright must be unstable: {level:?}");
+    let eq = find_equilibrium(&hull, &load, &upright(DVec3::ZERO)).unwrap();
+    let a = attitude(eq.pose.rotation);
+    assert!(a.upside_down(), "{a:?}");
+    close("heel", a.heel.abs().to_degrees(), 180.0, 1e-6);
+    assert!(a.trim.abs() < 1e-6, "trim {}", a.trim);
+    close("tilt", a.tilt.to_degrees(), 180.0, 1e-6);
+    assert_eq!((eq.heel, eq.trim), (a.heel, a.trim));
+    let r = hydrostatics(&hull, &load, &eq.pose, None).unwrap();
+    close("draft", r.draft, t, 1e-9);
+    close("KG", r.kg, d - c, 1e-9);
+    close("GM_T upside down", r.gm_t, t / 2.0 + b * b / (12.0 * t) - (d - c), 1e-9);
+    close("GM_L upside down", r.gm_l, t / 2.0 + l * l / (12.0 * t) - (d - c), 1e-9);
+}
+
+#[test]
+fn attitude_undoes_heading_trim_and_heel_composed_in_that_order() {
+    let mut rng = common::Rng::new(34);
+    for _ in 0..200 {
+        let heading = rng.range(-3.1, 3.1);
+        let trim = rng.range(-1.5, 1.5);
+        let heel = rng.range(-3.1, 3.1);
+        let q = DQuat::from_euler(EulerRot::YXZ, heading, trim, heel);
+        let a = attitude(q);
+        for (what, got, want) in [
+            ("heading", a.heading, heading),
+            ("trim", a.trim, trim),
+            ("heel", a.heel, heel),
+        ] {
+            assert!((got - want).abs() < 1e-9, "{what}: got {got}, want {want}");
+        }
+        let up = q * DVec3::Y;
+        assert!((a.tilt - up.y.clamp(-1.0, 1.0).acos()).abs() < 1e-12);
+    }
+    // The quarter-turn cases by hand: bow down, +X side up, upside down.
+    let deg = |r: f64| r.to_degrees();
+    let a = attitude(DQuat::from_rotation_x(0.3));
+    assert!((deg(a.trim) - deg(0.3)).abs() < 1e-9 && a.heel.abs() < 1e-12, "{a:?}");
+    let a = attitude(DQuat::from_rotation_z(0.3));
+    assert!((deg(a.heel) - deg(0.3)).abs() < 1e-9 && a.trim.abs() < 1e-12, "{a:?}");
+    let a = attitude(DQuat::from_rotation_z(std::f64::consts::PI));
+    assert!((deg(a.heel) - 180.0).abs() < 1e-9 && a.upside_down(), "{a:?}");
 }

@@ -11,7 +11,7 @@ use crate::mesh::{self, Mesh};
 use crate::plot;
 use crate::setup::{self, MassChoice, WaterKind};
 use crate::sim::{self, Sample, Scene};
-use crate::simulate::{self, Summary};
+use crate::simulate::{self, Rest, Summary, fixed};
 
 struct Check {
     ok: bool,
@@ -106,17 +106,17 @@ fn specs() -> Result<Vec<SceneSpec>> {
 }
 
 fn volume_of(mesh: &Mesh) -> f64 {
-    keel::Hull::new(&mesh.desc(false)).map_or(0.0, |h| h.info().volume)
+    keel::Hull::new(&mesh.desc()).map_or(0.0, |h| h.info().volume)
 }
 
 fn build_scene(spec: &SceneSpec) -> Result<Scene> {
-    let centroid = keel::Hull::new(&spec.mesh.desc(false))?.info().centroid;
+    let centroid = keel::Hull::new(&spec.mesh.desc())?.info().centroid;
     let choice = MassChoice {
         mass: Some(spec.mass),
         density: None,
         cog: Some(centroid - DVec3::Y * spec.ballast),
     };
-    let mut built = setup::build(&spec.mesh, false, &choice, keel::forces::FORCE_DEFAULT)?;
+    let mut built = setup::build(&spec.mesh, &choice, keel::forces::FORCE_DEFAULT)?;
     setup::set_water(&mut built.world, spec.water, 0.8, 10.0)?;
     let lowest = spec
         .mesh
@@ -139,7 +139,7 @@ fn build_scene(spec: &SceneSpec) -> Result<Scene> {
 }
 
 /// The checks of one scene against physics.
-fn checks(spec: &SceneSpec, summary: &Summary, samples: &[Sample], distance_to_rest: Option<(f64, f64)>) -> Vec<Check> {
+fn checks(spec: &SceneSpec, summary: &Summary, samples: &[Sample], rest: Option<&Rest>) -> Vec<Check> {
     let mut out = Vec::new();
     let g = 9.81;
     let weight = spec.mass * g;
@@ -151,23 +151,39 @@ fn checks(spec: &SceneSpec, summary: &Summary, samples: &[Sample], distance_to_r
                 summary.mean_buoyancy, weight
             ),
         ));
-        if let Some((turn, rise)) = distance_to_rest {
+        if let Some(rest) = rest {
+            // The draft a user checks: the depth of the lowest point, simulated against the
+            // pose where rho V = m at the same attitude.
             out.push(check(
-                turn < 1.0 && rise.abs() < 0.005,
+                (rest.draft - rest.archimedes_draft).abs() < 0.005 + 0.02 * rest.archimedes_draft.abs(),
                 format!(
-                    "settled pose is a hydrostatic equilibrium: find_equilibrium from it turns it {turn:.2} deg, moves it {:.4} m",
-                    rise.abs()
+                    "settled draft {:.3} m against Archimedes' {:.3} m (rho V = m at the settled attitude)",
+                    rest.draft, rest.archimedes_draft
+                ),
+            ));
+            out.push(check(
+                rest.turn_deg < 1.0 && rest.rise.abs() < 0.005,
+                format!(
+                    "settled pose is a hydrostatic equilibrium: find_equilibrium from it turns it {:.2} deg, moves it {:.4} m",
+                    rest.turn_deg,
+                    rest.rise.abs()
                 ),
             ));
         }
         if let Some(p) = &summary.predicted {
-            let up = DVec3::from_array(summary.up_local);
-            let tilt = up.y.clamp(-1.0, 1.0).acos().to_degrees();
+            let tilt = summary.tilt_deg;
             out.push(check(
                 (tilt - p.tilt_deg).abs() < 2.0 || (tilt - (180.0 - p.tilt_deg)).abs() < 2.0,
                 format!(
-                    "settled tilt {tilt:.1} deg from level; the equilibrium found from upright: {:.1} deg, centre of mass y {:.3} m (simulated {:.3} m)",
-                    p.tilt_deg, p.center_of_mass_y, summary.center_of_mass[1]
+                    "settled heel {}, trim {} deg (tilt {}); the equilibrium found from upright: heel {}, trim {} deg (tilt {}), centre of mass y {:.3} m (simulated {:.3} m)",
+                    fixed(summary.heel_deg, 1),
+                    fixed(summary.trim_deg, 1),
+                    fixed(tilt, 1),
+                    fixed(p.heel_deg, 1),
+                    fixed(p.trim_deg, 1),
+                    fixed(p.tilt_deg, 1),
+                    p.center_of_mass_y,
+                    summary.center_of_mass[1]
                 ),
             ));
             if let Some(t) = p.roll_period {
@@ -235,7 +251,7 @@ pub fn run(seconds: f64, dt: f64, plot_dir: Option<&Path>) -> Result<bool> {
         let rest = (spec.water == WaterKind::Flat)
             .then(|| simulate::distance_to_rest(&scene))
             .flatten();
-        for c in checks(spec, &summary, &samples, rest) {
+        for c in checks(spec, &summary, &samples, rest.as_ref()) {
             all_ok &= c.ok;
             outln!("  {:8} {}", if c.ok { "OK" } else { "WARNING" }, c.text);
         }

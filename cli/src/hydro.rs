@@ -10,13 +10,12 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::mesh;
 use crate::setup::{self, MassChoice};
-use crate::sim::roll_pitch;
+use crate::simulate::fixed;
 
 /// What `keel hydrostatics` was asked.
 pub struct Args {
     pub mesh: PathBuf,
     pub scale: f32,
-    pub flip_winding: bool,
     pub mass: MassChoice,
     pub heel: f64,
     pub trim: f64,
@@ -29,8 +28,13 @@ pub struct Args {
 struct Figures {
     position: [f64; 3],
     rotation: [f64; 4],
+    /// `keel::hydrostatics::attitude`: heel through the whole turn (180: upside down),
+    /// trim within +-90.
     heel_deg: f64,
     trim_deg: f64,
+    /// Angle between the body's up and world up.
+    tilt_deg: f64,
+    upside_down: bool,
     /// World up in body axes: the attitude whatever the heading.
     up_local: [f64; 3],
     draft: f64,
@@ -44,8 +48,14 @@ struct Figures {
     kg: f64,
     bm_t: f64,
     bm_l: f64,
+    /// About the roll axis: the waterplane's longer principal axis.
     gm_t: f64,
+    /// About the pitch axis: the shorter principal axis.
     gm_l: f64,
+    /// The roll axis's world (x, z) direction.
+    roll_axis: [f64; 2],
+    /// Angle from the body's length (local Z, horizontal) to the roll axis, degrees.
+    roll_axis_from_length_deg: f64,
     heave_period: Option<f64>,
     roll_period: Option<f64>,
     pitch_period: Option<f64>,
@@ -53,14 +63,17 @@ struct Figures {
 
 impl Figures {
     fn new(pose: &Pose, r: &Report) -> Self {
-        let (roll, pitch) = roll_pitch(pose.rotation);
+        let a = hydrostatics::attitude(pose.rotation);
         let finite = |v: f64| v.is_finite().then_some(v);
         let q = pose.rotation;
+        let heading = glam::DVec2::new(a.heading.sin(), a.heading.cos());
         Self {
             position: pose.position.to_array(),
             rotation: [q.x, q.y, q.z, q.w],
-            heel_deg: roll.to_degrees(),
-            trim_deg: pitch.to_degrees(),
+            heel_deg: a.heel.to_degrees(),
+            trim_deg: a.trim.to_degrees(),
+            tilt_deg: a.tilt.to_degrees(),
+            upside_down: a.upside_down(),
             up_local: (pose.rotation.inverse() * DVec3::Y).to_array(),
             draft: r.draft,
             volume: r.volume,
@@ -75,6 +88,8 @@ impl Figures {
             bm_l: r.bm_l,
             gm_t: r.gm_t,
             gm_l: r.gm_l,
+            roll_axis: r.roll_axis.to_array(),
+            roll_axis_from_length_deg: heading.angle_to(r.roll_axis).to_degrees(),
             heave_period: finite(r.heave_period),
             roll_period: finite(r.roll_period),
             pitch_period: finite(r.pitch_period),
@@ -99,7 +114,7 @@ struct Output {
 /// Runs the command; returns the warnings (printed already).
 pub fn run(args: &Args) -> Result<()> {
     let mesh = mesh::load_obj(&args.mesh)?.scaled(args.scale);
-    let built = setup::build(&mesh, args.flip_winding, &args.mass, keel::forces::FORCE_DEFAULT)?;
+    let built = setup::build(&mesh, &args.mass, keel::forces::FORCE_DEFAULT)?;
     let load = built.load;
     let body = built.world.body(built.body)?;
     let hull = body.hull();
@@ -117,12 +132,14 @@ pub fn run(args: &Args) -> Result<()> {
     } else {
         "at the start attitude"
     };
+    let rest = Figures::new(&eq.pose, &at_rest);
     if level.gm_t < 0.0 {
         warnings.push(format!(
-            "GM_T {what} is negative ({:.4} m): the body capsizes; it comes to rest heeled {:.1} deg, trimmed {:.1} deg",
+            "GM_T {what} is negative ({:.4} m): the body capsizes; it comes to rest heeled {:.1} deg, trimmed {:.1} deg{}",
             level.gm_t,
-            Figures::new(&eq.pose, &at_rest).heel_deg,
-            Figures::new(&eq.pose, &at_rest).trim_deg,
+            rest.heel_deg,
+            rest.trim_deg,
+            if rest.upside_down { " (upside down)" } else { "" },
         ));
     }
     if level.gm_l < 0.0 {
@@ -141,7 +158,7 @@ pub fn run(args: &Args) -> Result<()> {
         center_of_mass_local: load.com_local.to_array(),
         water_density: load.water_density,
         gravity: load.gravity,
-        equilibrium: Figures::new(&eq.pose, &at_rest),
+        equilibrium: rest,
         start: Figures::new(&level_pose, &level),
         warnings: warnings.clone(),
     };
@@ -167,7 +184,7 @@ fn print_text(o: &Output, rotation: DQuat) {
         v(o.center_of_mass_local)
     );
     outln!(
-        "water {} kg/m^3, gravity {} m/s^2; length along local Z, beam along local X",
+        "water {} kg/m^3, gravity {} m/s^2; the body's length along local Z, its beam along local X",
         o.water_density,
         o.gravity
     );
@@ -177,8 +194,19 @@ fn print_text(o: &Output, rotation: DQuat) {
         "  draft                 {:10.4} m   (lowest point below the water)",
         e.draft
     );
-    outln!("  heel                  {:10.3} deg", e.heel_deg);
-    outln!("  trim                  {:10.3} deg", e.trim_deg);
+    outln!(
+        "  heel                  {:>10} deg   (+X side up; 180 is upside down)",
+        fixed(e.heel_deg, 3)
+    );
+    outln!(
+        "  trim                  {:>10} deg   (+Z end down)",
+        fixed(e.trim_deg, 3)
+    );
+    outln!(
+        "  tilt                  {:>10} deg   (body up from world up: {})",
+        fixed(e.tilt_deg, 3),
+        if e.upside_down { "upside down" } else { "right side up" }
+    );
     outln!("  body origin           {} m", v(e.position));
     outln!(
         "  rotation (x y z w)    ({:.5}, {:.5}, {:.5}, {:.5})",
@@ -204,8 +232,20 @@ fn print_text(o: &Output, rotation: DQuat) {
     outln!("  KG                    {:10.4} m", e.kg);
     outln!("  BM_T                  {:10.4} m", e.bm_t);
     outln!("  BM_L                  {:10.4} m", e.bm_l);
-    outln!("  GM_T                  {:10.4} m", e.gm_t);
-    outln!("  GM_L                  {:10.4} m", e.gm_l);
+    outln!(
+        "  GM_T                  {:10.4} m   (roll: about the roll axis)",
+        e.gm_t
+    );
+    outln!(
+        "  GM_L                  {:10.4} m   (pitch: about the pitch axis)",
+        e.gm_l
+    );
+    outln!(
+        "  roll axis             ({:.4}, {:.4}) (world x, z): the waterplane's longer principal axis, {:.1} deg from the body's length; the pitch axis is the shorter one, across it",
+        e.roll_axis[0],
+        e.roll_axis[1],
+        e.roll_axis_from_length_deg
+    );
     outln!("  heave period          {}", period(e.heave_period));
     outln!("  roll period           {}", period(e.roll_period));
     outln!("  pitch period          {}", period(e.pitch_period));

@@ -66,14 +66,12 @@ enum Command {
 
 #[derive(Args)]
 struct MeshArgs {
-    /// OBJ mesh of the hull (Y up, length along Z), in metres after --scale.
+    /// OBJ mesh of the hull (Y up, length along Z), in metres after --scale. It must be
+    /// closed; either winding works (an inside-out mesh is detected and turned).
     mesh: PathBuf,
     /// Scale applied to the mesh's coordinates.
     #[arg(long, default_value_t = 1.0)]
     scale: f32,
-    /// The mesh winds clockwise seen from outside (Godot's convention).
-    #[arg(long)]
-    flip_winding: bool,
     /// Mass, kg.
     #[arg(long, allow_negative_numbers = true)]
     mass: Option<f64>,
@@ -180,7 +178,6 @@ fn run(cli: Cli) -> Result<u8, CliError> {
                 mass: a.mesh.mass(),
                 mesh: a.mesh.mesh,
                 scale: a.mesh.scale,
-                flip_winding: a.mesh.flip_winding,
                 water: a.water,
                 wave_height: a.wave_height,
                 wind: a.wind,
@@ -204,7 +201,6 @@ fn run(cli: Cli) -> Result<u8, CliError> {
                 mass: a.mesh.mass(),
                 mesh: a.mesh.mesh,
                 scale: a.mesh.scale,
-                flip_winding: a.mesh.flip_winding,
                 heel: a.heel,
                 trim: a.trim,
                 json: a.json,

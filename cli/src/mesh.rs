@@ -14,11 +14,14 @@ pub struct Mesh {
 }
 
 impl Mesh {
-    pub fn desc(&self, flip_winding: bool) -> keel::HullDesc<'_> {
+    /// The hull description. Either winding works: keel turns a closed mesh found inside
+    /// out (and every hull the command line accepts is closed), so there is no option to
+    /// flip it.
+    pub fn desc(&self) -> keel::HullDesc<'_> {
         keel::HullDesc {
             vertices: &self.vertices,
             indices: &self.indices,
-            flip_winding,
+            flip_winding: false,
         }
     }
 
@@ -30,7 +33,9 @@ impl Mesh {
     }
 }
 
-/// Every object of an OBJ file as one mesh, polygons split into triangles.
+/// Every object of an OBJ file as one mesh, polygons split into triangles. A file that
+/// is missing or cannot be read is exit 3; one that is read but is not OBJ text (binary
+/// bytes, a bad number) is exit 4.
 pub fn load_obj(path: &Path) -> Result<Mesh> {
     if !path.is_file() {
         return Err(CliError::new(
@@ -38,25 +43,26 @@ pub fn load_obj(path: &Path) -> Result<Mesh> {
             format!("no mesh file at {}", path.display()),
         ));
     }
-    let options = tobj::LoadOptions {
-        triangulate: true,
-        ..Default::default()
-    };
-    let (models, _materials) = tobj::load_obj(path, &options).map_err(|e| {
-        let exit = match e {
-            tobj::LoadError::OpenFileFailed | tobj::LoadError::ReadError => Exit::MissingFile,
-            _ => Exit::MalformedObj,
-        };
-        CliError::new(exit, format!("{} is not a readable OBJ mesh: {e}", path.display()))
+    let bytes = std::fs::read(path)
+        .map_err(|e| CliError::new(Exit::MissingFile, format!("cannot read {}: {e}", path.display())))?;
+    // OBJ is text: tobj reports bytes that are not UTF-8 as a read error, which would
+    // read as a missing file.
+    let text = String::from_utf8(bytes).map_err(|e| {
+        CliError::new(
+            Exit::MalformedObj,
+            format!(
+                "{} is not an OBJ mesh: not text (byte {} is not UTF-8)",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            ),
+        )
     })?;
-    let mut mesh = Mesh::default();
-    for model in &models {
-        let m = &model.mesh;
-        let base = mesh.vertices.len() as u32;
-        mesh.vertices
-            .extend(m.positions.chunks_exact(3).map(|p| Vec3::new(p[0], p[1], p[2])));
-        mesh.indices.extend(m.indices.iter().map(|&i| base + i));
-    }
+    let mesh = parse_obj(&text).map_err(|e| {
+        CliError::new(
+            Exit::MalformedObj,
+            format!("{} is not a readable OBJ mesh: {}", path.display(), e.message),
+        )
+    })?;
     if mesh.indices.is_empty() {
         return Err(CliError::new(
             Exit::NoTriangles,
@@ -66,15 +72,16 @@ pub fn load_obj(path: &Path) -> Result<Mesh> {
     Ok(mesh)
 }
 
-/// Parses an OBJ from text (the embedded bunny).
+/// Parses an OBJ from text.
 pub fn parse_obj(text: &str) -> Result<Mesh> {
     let options = tobj::LoadOptions {
         triangulate: true,
         ..Default::default()
     };
     let mut reader = std::io::BufReader::new(text.as_bytes());
+    // Materials are not read: a hull needs only its shape (an `mtllib` line is ignored).
     let (models, _) = tobj::load_obj_buf(&mut reader, &options, |_| Err(tobj::LoadError::OpenFileFailed))
-        .map_err(|e| CliError::new(Exit::MalformedObj, format!("embedded mesh: {e}")))?;
+        .map_err(|e| CliError::new(Exit::MalformedObj, e.to_string()))?;
     let mut mesh = Mesh::default();
     for model in &models {
         let base = mesh.vertices.len() as u32;
@@ -102,7 +109,9 @@ pub fn write_obj(path: &Path, mesh: &Mesh, map: impl Fn(Vec3) -> glam::DVec3) ->
 
 /// The Stanford bunny the test suite floats (public domain; `tests/meshes/README.md`).
 pub fn bunny(scale: f32) -> Result<Mesh> {
-    Ok(parse_obj(include_str!("../../tests/meshes/bunny.obj"))?.scaled(scale))
+    let mesh = parse_obj(include_str!("../../tests/meshes/bunny.obj"))
+        .map_err(|e| CliError::new(Exit::MalformedObj, format!("embedded bunny: {}", e.message)))?;
+    Ok(mesh.scaled(scale))
 }
 
 /// A box of full extents `size` centred on the origin.

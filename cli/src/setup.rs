@@ -54,25 +54,28 @@ pub struct Built {
     pub load: Loading,
 }
 
-pub fn build(mesh: &Mesh, flip_winding: bool, choice: &MassChoice, forces: u32) -> Result<Built> {
+/// Every subcommand's one gate for a hull: a mesh keel refuses is exit 5, an open or
+/// flat one (no volume to float on: `hydrostatics` could not answer, `simulate` would
+/// report forces of a hull that cannot hold water out) exit 8.
+pub fn build(mesh: &Mesh, choice: &MassChoice, forces: u32) -> Result<Built> {
     let mut world = World::new(&WorldDesc {
         thread_count: 1,
         ..WorldDesc::default()
     })?;
-    let hull = world.create_hull(&mesh.desc(flip_winding))?;
+    let hull = world.create_hull(&mesh.desc())?;
     let info = world.hull_info(hull)?;
+    if !info.is_closed || info.volume.is_nan() || info.volume <= 0.0 {
+        return Err(CliError::new(
+            crate::error::Exit::OpenHull,
+            "the hull is open (or flat): it has no volume to float on; close its holes",
+        ));
+    }
     let mass = match (choice.mass, choice.density) {
         (Some(_), Some(_)) => return Err(CliError::argument("give --mass or --density, not both")),
         (Some(m), None) => m,
         (None, Some(d)) => {
             if !(d.is_finite() && d > 0.0) {
                 return Err(CliError::argument(format!("--density must be positive, got {d}")));
-            }
-            if info.volume <= 0.0 {
-                return Err(CliError::new(
-                    crate::error::Exit::OpenHull,
-                    "the hull is open: it has no volume for --density; give --mass",
-                ));
             }
             d * info.volume
         }

@@ -59,12 +59,12 @@ impl RigidBody {
     }
 }
 
-/// Roll (heel, starboard side up positive, about the body's length) and pitch (trim,
-/// bow down positive), radians, from the rise of the body's X and Z axes.
+/// Roll (heel, +X side up positive, through the whole turn: 180 degrees is upside down)
+/// and pitch (trim, +Z end down positive), radians: `keel::hydrostatics::attitude`, the
+/// one reading of an attitude every subcommand prints.
 pub fn roll_pitch(rotation: DQuat) -> (f64, f64) {
-    let side = rotation * DVec3::X;
-    let forward = rotation * DVec3::Z;
-    (side.y.clamp(-1.0, 1.0).asin(), -forward.y.clamp(-1.0, 1.0).asin())
+    let a = keel::hydrostatics::attitude(rotation);
+    (a.heel, a.trim)
 }
 
 /// What one step leaves for the plots and the CSV.

@@ -25,7 +25,6 @@ pub enum Start {
 pub struct Args {
     pub mesh: PathBuf,
     pub scale: f32,
-    pub flip_winding: bool,
     pub mass: MassChoice,
     pub water: WaterKind,
     pub wave_height: f64,
@@ -50,8 +49,11 @@ pub struct Summary {
     pub seconds: f64,
     pub settled: bool,
     pub center_of_mass: [f64; 3],
+    /// `keel::hydrostatics::attitude` at the end: heel through the whole turn (180:
+    /// upside down), trim within +-90, tilt from world up.
     pub heel_deg: f64,
     pub trim_deg: f64,
+    pub tilt_deg: f64,
     /// World up in body axes at the end.
     pub up_local: [f64; 3],
     pub heave_spread: f64,
@@ -60,6 +62,7 @@ pub struct Summary {
     pub heave_period: Option<f64>,
     pub mean_buoyancy: f64,
     pub weight: f64,
+    /// Largest magnitude of the slamming force (the CSV's `slamming_magnitude_n`), N.
     pub peak_slamming: f64,
     pub predicted: Option<Prediction>,
 }
@@ -69,7 +72,11 @@ pub struct Summary {
 pub struct Prediction {
     pub center_of_mass_y: f64,
     pub up_local: [f64; 3],
+    pub heel_deg: f64,
+    pub trim_deg: f64,
     pub tilt_deg: f64,
+    /// Depth of the hull's lowest point at rest, m.
+    pub draft: f64,
     pub roll_period: Option<f64>,
     pub heave_period: Option<f64>,
     pub gm_t: f64,
@@ -93,20 +100,36 @@ pub fn predict(scene: &Scene) -> Option<Prediction> {
     let r = hydrostatics::hydrostatics(body.hull(), &load, &eq.pose, Some(scene.rigid.inertia)).ok()?;
     let up = eq.pose.rotation.inverse() * DVec3::Y;
     let finite = |v: f64| v.is_finite().then_some(v);
+    let a = hydrostatics::attitude(eq.pose.rotation);
     Some(Prediction {
         center_of_mass_y: eq.center_of_mass.y,
         up_local: up.to_array(),
-        tilt_deg: up.y.clamp(-1.0, 1.0).acos().to_degrees(),
+        heel_deg: a.heel.to_degrees(),
+        trim_deg: a.trim.to_degrees(),
+        tilt_deg: a.tilt.to_degrees(),
+        draft: r.draft,
         roll_period: finite(r.roll_period),
         heave_period: finite(r.heave_period),
         gm_t: r.gm_t,
     })
 }
 
-/// How far `find_equilibrium`, started from the body's last pose, moves it: turn in
-/// degrees and rise of the centre of mass in metres. Near zero when the simulation came to
-/// rest in a stable hydrostatic equilibrium (whichever of several a body has).
-pub fn distance_to_rest(scene: &Scene) -> Option<(f64, f64)> {
+/// How far the body's last pose is from the hydrostatic rest nearest it.
+pub struct Rest {
+    /// Turn `find_equilibrium` gives the body, started from its last pose, degrees.
+    pub turn_deg: f64,
+    /// Rise of the centre of mass it gives it, m.
+    pub rise: f64,
+    /// Depth of the hull's lowest point at the end of the run, m.
+    pub draft: f64,
+    /// The same at that equilibrium, where Archimedes holds (`rho V g = m g`), m.
+    pub archimedes_draft: f64,
+}
+
+/// The hydrostatic rest `find_equilibrium` finds from the body's last pose (whichever of
+/// several a body has): near the last pose when the simulation came to rest there.
+/// Flat water at y = 0 only.
+pub fn distance_to_rest(scene: &Scene) -> Option<Rest> {
     let start = Pose {
         position: scene.rigid.position,
         rotation: scene.rigid.rotation,
@@ -116,7 +139,20 @@ pub fn distance_to_rest(scene: &Scene) -> Option<(f64, f64)> {
     let turn = up(eq.pose.rotation)
         .angle_between(up(scene.rigid.rotation))
         .to_degrees();
-    Some((turn, eq.center_of_mass.y - scene.rigid.com().y))
+    let lowest = |pose: &Pose| {
+        scene
+            .mesh
+            .vertices
+            .iter()
+            .map(|v| pose.apply(v.as_dvec3()).y)
+            .fold(f64::INFINITY, f64::min)
+    };
+    Some(Rest {
+        turn_deg: turn,
+        rise: eq.center_of_mass.y - scene.rigid.com().y,
+        draft: -lowest(&start),
+        archimedes_draft: -lowest(&eq.pose),
+    })
 }
 
 pub fn summarise(scene: &Scene, samples: &[Sample], seconds: f64) -> Summary {
@@ -137,6 +173,7 @@ pub fn summarise(scene: &Scene, samples: &[Sample], seconds: f64) -> Summary {
         center_of_mass: scene.rigid.com().to_array(),
         heel_deg: roll.to_degrees(),
         trim_deg: pitch.to_degrees(),
+        tilt_deg: hydrostatics::attitude(scene.rigid.rotation).tilt.to_degrees(),
         up_local: (scene.rigid.rotation.inverse() * DVec3::Y).to_array(),
         heave_spread,
         roll_spread_deg: roll_spread.to_degrees(),
@@ -152,54 +189,51 @@ pub fn summarise(scene: &Scene, samples: &[Sample], seconds: f64) -> Summary {
     }
 }
 
+/// One force of the breakdown.
+type Part = fn(&keel::BodyForces) -> DVec3;
+
+/// The force breakdown's parts, as the CSV names them.
+const PARTS: [(&str, Part); 7] = [
+    ("force", |f| f.force),
+    ("buoyancy", |f| f.buoyancy_force),
+    ("viscous", |f| f.viscous_force),
+    ("pressure_drag", |f| f.pressure_drag_force),
+    ("slamming", |f| f.slamming_force),
+    ("air", |f| f.air_force),
+    ("damping", |f| f.damping_force),
+];
+
+/// One row per step: time, centre of mass, heel and trim, then every force of the
+/// breakdown (the total first) as x, y, z and magnitude in N, the torque about the centre
+/// of mass and the submerged volume.
 pub fn write_csv(path: &Path, samples: &[Sample]) -> Result<()> {
     let fail = |e: csv::Error| CliError::output(path, e);
     let mut w = csv::Writer::from_path(path).map_err(fail)?;
-    w.write_record([
-        "time_s",
-        "com_x_m",
-        "com_y_m",
-        "com_z_m",
-        "roll_deg",
-        "pitch_deg",
-        "force_x_n",
-        "force_y_n",
-        "force_z_n",
-        "torque_x_nm",
-        "torque_y_nm",
-        "torque_z_nm",
-        "buoyancy_y_n",
-        "viscous_y_n",
-        "pressure_drag_y_n",
-        "slamming_y_n",
-        "air_y_n",
-        "damping_y_n",
-        "submerged_volume_m3",
-    ])
-    .map_err(fail)?;
+    let mut header: Vec<String> = ["time_s", "com_x_m", "com_y_m", "com_z_m", "roll_deg", "pitch_deg"]
+        .map(String::from)
+        .to_vec();
+    for (name, _) in PARTS {
+        for axis in ["x", "y", "z", "magnitude"] {
+            header.push(format!("{name}_{axis}_n"));
+        }
+    }
+    header.extend(["torque_x_nm", "torque_y_nm", "torque_z_nm", "submerged_volume_m3"].map(String::from));
+    w.write_record(&header).map_err(fail)?;
     for s in samples {
         let f = &s.forces;
-        let row = [
+        let mut row = vec![
             s.time,
             s.com.x,
             s.com.y,
             s.com.z,
             s.roll.to_degrees(),
             s.pitch.to_degrees(),
-            f.force.x,
-            f.force.y,
-            f.force.z,
-            f.torque.x,
-            f.torque.y,
-            f.torque.z,
-            f.buoyancy_force.y,
-            f.viscous_force.y,
-            f.pressure_drag_force.y,
-            f.slamming_force.y,
-            f.air_force.y,
-            f.damping_force.y,
-            f.submerged_volume,
         ];
+        for (_, part) in PARTS {
+            let v = part(f);
+            row.extend([v.x, v.y, v.z, v.length()]);
+        }
+        row.extend([f.torque.x, f.torque.y, f.torque.z, f.submerged_volume]);
         w.write_record(row.iter().map(|v| v.to_string())).map_err(fail)?;
     }
     w.flush().map_err(|e| CliError::output(path, e))
@@ -231,7 +265,7 @@ pub fn run(args: &Args) -> Result<()> {
     } else {
         keel::forces::FORCE_DEFAULT
     };
-    let mut built = setup::build(&mesh, args.flip_winding, &args.mass, forces)?;
+    let mut built = setup::build(&mesh, &args.mass, forces)?;
     if args.damping > 0.0 {
         let mut desc = *built.world.body(built.body)?.desc();
         desc.linear_damping = args.damping * built.load.mass;
@@ -284,16 +318,23 @@ pub fn run(args: &Args) -> Result<()> {
     Ok(())
 }
 
+/// `value` with `decimals` decimals, without the sign of a value that rounds to zero.
+pub fn fixed(value: f64, decimals: usize) -> String {
+    crate::plot::no_negative_zero(format!("{value:.decimals$}"))
+}
+
 pub fn print_summary(s: &Summary) {
     let c = s.center_of_mass;
     outln!("{}: {:.1} s simulated", s.name, s.seconds);
     outln!(
-        "  end: centre of mass ({:.4}, {:.4}, {:.4}) m, heel {:.2} deg, trim {:.2} deg, {}",
-        c[0],
-        c[1],
-        c[2],
-        s.heel_deg,
-        s.trim_deg,
+        "  end: centre of mass ({}, {}, {}) m, heel {} deg, trim {} deg (tilt {} deg{}), {}",
+        fixed(c[0], 4),
+        fixed(c[1], 4),
+        fixed(c[2], 4),
+        fixed(s.heel_deg, 2),
+        fixed(s.trim_deg, 2),
+        fixed(s.tilt_deg, 1),
+        if s.tilt_deg > 90.0 { ", upside down" } else { "" },
         if s.settled { "settled" } else { "still moving" }
     );
     let p = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3} s"));
@@ -303,16 +344,19 @@ pub fn print_summary(s: &Summary) {
         p(s.heave_period)
     );
     outln!(
-        "  buoyancy over the last fifth: {:.1} N (weight {:.1} N); peak slamming {:.1} N",
+        "  vertical buoyancy over the last fifth: {:.1} N (weight {:.1} N); peak slamming magnitude {:.1} N (the CSV's slamming_magnitude_n)",
         s.mean_buoyancy,
         s.weight,
         s.peak_slamming
     );
     if let Some(h) = &s.predicted {
         outln!(
-            "  hydrostatics: rest centre of mass y {:.4} m, tilt {:.2} deg, GM_T {:.4} m, roll period {}, heave period {}",
+            "  hydrostatics: rest centre of mass y {:.4} m, draft {:.4} m, heel {} deg, trim {} deg (tilt {} deg), GM_T {:.4} m, roll period {}, heave period {}",
             h.center_of_mass_y,
-            h.tilt_deg,
+            h.draft,
+            fixed(h.heel_deg, 2),
+            fixed(h.trim_deg, 2),
+            fixed(h.tilt_deg, 1),
             h.gm_t,
             p(h.roll_period),
             p(h.heave_period)

@@ -2,6 +2,9 @@
 //! formulas and against capytaine, simulated periods and rest poses against
 //! hydrostatics, plots read back pixel by pixel, and the exit codes of its errors.
 
+#[path = "../../tests/skip/mod.rs"]
+mod skip;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -324,7 +327,7 @@ fn a_plot_shows_its_curves_where_the_data_say() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["title"].as_str().unwrap().ends_with("roll"))
+        .find(|p| p["title"].as_str().unwrap().contains("heel (roll)"))
         .expect("a roll panel");
     let image = Image::open(&plots.join(panel["file"].as_str().unwrap()));
     let rgb = &panel["curves"][0]["rgb"];
@@ -407,6 +410,25 @@ fn errors_have_distinct_exit_codes() {
     box_obj(&cube, DVec3::ONE, 1);
     let missing = dir.join("missing.obj");
     assert_eq!(code(&["hydrostatics", s(&missing), "--mass", "100"]), 3, "missing file");
+    // Bytes that are not text are a malformed OBJ, not a missing file.
+    let binary = dir.join("random.obj");
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let bytes: Vec<u8> = (0..4096)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect();
+    std::fs::write(&binary, bytes).unwrap();
+    for command in ["hydrostatics", "simulate"] {
+        assert_eq!(
+            code(&[command, s(&binary), "--mass", "100"]),
+            4,
+            "random bytes, {command}"
+        );
+    }
     let malformed = dir.join("malformed.obj");
     std::fs::write(&malformed, "v 0 0 0\nv 1 0 zero\nv 0 1 0\nf 1 2 3\n").unwrap();
     assert_eq!(
@@ -431,7 +453,17 @@ fn errors_have_distinct_exit_codes() {
     let text = std::fs::read_to_string(&cube).unwrap();
     let without_last_face: Vec<&str> = text.lines().collect();
     std::fs::write(&open, without_last_face[..without_last_face.len() - 1].join("\n")).unwrap();
-    assert_eq!(code(&["hydrostatics", s(&open), "--mass", "100"]), 8, "open hull");
+    // One gate for every subcommand: simulate refuses the open box as hydrostatics does.
+    for command in ["hydrostatics", "simulate"] {
+        assert_eq!(code(&[command, s(&open), "--mass", "100"]), 8, "open hull, {command}");
+    }
+    assert_eq!(
+        code(&["simulate", s(&open), "--density", "100"]),
+        8,
+        "open hull, --density"
+    );
+    // Winding is detected: the option that flipped it is gone.
+    assert_eq!(code(&["hydrostatics", s(&cube), "--mass", "100", "--flip-winding"]), 2);
     assert_eq!(keel(&["hydrostatics"]).status.code(), Some(2), "usage");
 }
 
@@ -454,20 +486,20 @@ fn the_demo_runs_every_scene_and_says_ok_or_warning() {
         .lines()
         .filter(|l| l.trim_start().starts_with("OK") || l.trim_start().starts_with("WARNING"));
     assert!(verdicts.count() >= 12, "{stdout}");
+    // Every scene on flat water states the draft a user checks against Archimedes'.
+    let drafts = stdout
+        .lines()
+        .filter(|l| l.contains("settled draft") && l.contains("against Archimedes'"))
+        .count();
+    assert_eq!(drafts, 5, "{stdout}");
 }
 
 /// Capytaine (PyPI) computes the same figures from the same posed mesh by its own code.
 #[test]
 fn capytaine_agrees_on_volume_buoyancy_waterplane_and_metacentric_heights() {
-    let ci = std::env::var_os("CI").is_some();
     let probe = Command::new("python3").args(["-c", "import capytaine"]).output();
     if !probe.as_ref().is_ok_and(|o| o.status.success()) {
-        assert!(
-            !ci,
-            "CI is set but python3 with capytaine is missing (.ci/requirements.txt)"
-        );
-        println!("skipped: python3 with capytaine is not installed");
-        return;
+        return skip::skipped("python3 with capytaine is not installed (pip install -r .ci/requirements.txt)");
     }
     let dir = scratch("capytaine");
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/capytaine_check.py");
@@ -533,4 +565,115 @@ fn capytaine_agrees_on_volume_buoyancy_waterplane_and_metacentric_heights() {
             assert!(num(e, &["heel_deg"]).abs() > 1.0, "the offset mass must heel it");
         }
     }
+}
+
+/// `--cog 0,5,0` over a box 1 m deep: upright is unstable, the box rests upside down, and
+/// hydrostatics and simulate both say so with heel 180 (not "heel 0, upright"). Upside
+/// down the old deck is the keel: KG = d - c, and GM_T = t/2 + b^2/(12 t) - (d - c) by hand.
+#[test]
+fn a_centre_of_mass_above_the_deck_reads_upside_down_in_hydrostatics_and_simulate() {
+    let dir = scratch("upside-down");
+    let (l, b, d, t, c) = (4.0, 2.0, 1.0, 0.3, 5.0);
+    let mesh = dir.join("box.obj");
+    box_obj(&mesh, DVec3::new(b, d, l), 1);
+    let mass = (RHO * l * b * t).to_string();
+    let (json, stderr) = ok_json(&["hydrostatics", s(&mesh), "--mass", &mass, "--cog", "0,5,0", "--json"]);
+    assert!(stderr.contains("upside down"), "{stderr}");
+    let e = &json["equilibrium"];
+    close("heel", num(e, &["heel_deg"]).abs(), 180.0, 1e-6);
+    assert!(num(e, &["trim_deg"]).abs() < 1e-6, "{e}");
+    assert_eq!(e["upside_down"], Value::Bool(true));
+    close("draft", num(e, &["draft"]), t, 1e-6);
+    close("GM_T", num(e, &["gm_t"]), t / 2.0 + b * b / (12.0 * t) - (d - c), 1e-6);
+    close("GM_L", num(e, &["gm_l"]), t / 2.0 + l * l / (12.0 * t) - (d - c), 1e-6);
+    // The roll axis is the box's long side, world Z here.
+    let axis = [0, 1].map(|k| e["roll_axis"][k].as_f64().unwrap());
+    assert!(
+        axis[0].abs() < 1e-9 && (axis[1].abs() - 1.0).abs() < 1e-9,
+        "roll axis {axis:?}"
+    );
+    let out = keel(&[
+        "simulate",
+        s(&mesh),
+        "--mass",
+        &mass,
+        "--cog",
+        "0,5,0",
+        "--start",
+        "equilibrium",
+        "--seconds",
+        "1",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    close("simulated heel", num(&summary, &["heel_deg"]).abs(), 180.0, 1e-3);
+    close(
+        "predicted heel",
+        num(&summary, &["predicted", "heel_deg"]).abs(),
+        180.0,
+        1e-6,
+    );
+}
+
+/// The CSV holds every force's x, y, z and magnitude; the summary's peak slamming is the
+/// largest `slamming_magnitude_n`.
+#[test]
+fn the_csv_has_each_forces_components_and_magnitude_and_the_summary_names_its_column() {
+    let dir = scratch("csv");
+    let mesh = dir.join("plate.obj");
+    box_obj(&mesh, DVec3::new(2.0, 0.1, 2.0), 1);
+    let csv = dir.join("run.csv");
+    let args = [
+        "simulate",
+        s(&mesh),
+        "--mass",
+        "160",
+        "--drop",
+        "3",
+        "--seconds",
+        "1.5",
+        "--heel",
+        "5",
+        "--csv",
+        s(&csv),
+    ];
+    let out = keel(&args);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("slamming_magnitude_n"), "{stdout}");
+    let mut reader = csv::Reader::from_path(&csv).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let column = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+    };
+    let rows: Vec<Vec<f64>> = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(|v| v.parse().unwrap()).collect())
+        .collect();
+    for part in [
+        "force",
+        "buoyancy",
+        "viscous",
+        "pressure_drag",
+        "slamming",
+        "air",
+        "damping",
+    ] {
+        let [x, y, z, m] = ["x", "y", "z", "magnitude"].map(|a| column(&format!("{part}_{a}_n")));
+        for row in &rows {
+            let length = (row[x] * row[x] + row[y] * row[y] + row[z] * row[z]).sqrt();
+            assert!((length - row[m]).abs() <= 1e-9 * length.max(1.0), "{part}: {row:?}");
+        }
+    }
+    let peak = rows
+        .iter()
+        .map(|r| r[column("slamming_magnitude_n")])
+        .fold(0.0, f64::max);
+    assert!(peak > 0.0, "the plate must slam");
+    let printed = format!("peak slamming magnitude {peak:.1} N");
+    assert!(stdout.contains(&printed), "{printed} not in {stdout}");
 }

@@ -1,7 +1,8 @@
 //! `cargo xtask <task>`: builds the native library for this machine and assembles the
-//! hosts' installable packages from it. One file per task.
+//! hosts' installable packages from it, or runs the whole test suite. One file per task.
 
 mod godot;
+mod test;
 mod unity;
 
 use std::process::ExitCode;
@@ -11,7 +12,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("unity") => unity::run(&args[1..]),
         Some("godot") => godot::run(&args[1..]),
-        _ => Err("usage: cargo xtask <unity|godot> [options]; `cargo xtask unity --help`".to_string()),
+        Some("test") => test::run(&args[1..]),
+        _ => Err("usage: cargo xtask <test|unity|godot> [options]; `cargo xtask test --help`".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
