@@ -1,5 +1,7 @@
 //! Batches against single steps, reuse of a batch's checks, outputs in place.
 
+#[path = "../../tests/skip/mod.rs"]
+mod skip;
 use super::batch::PARALLEL_WRITE_FROM;
 use super::*;
 use crate::error::ErrorKind;
@@ -61,7 +63,7 @@ fn a_two_thread_batch_is_shared_with_the_helper_and_gives_single_steps_forces() 
     }
     assert!(out.iter().all(|f| f.buoyancy_force.y > 0.0), "the boxes must float");
     if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
-        eprintln!("skipped: this process may use one processor only, so no helper thread is started");
+        skip::skipped("this process may use one processor only, so no helper thread is started");
     } else {
         assert!(batched.helper.is_some(), "the batch did not start the helper");
     }
