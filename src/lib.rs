@@ -117,6 +117,7 @@ pub use body::{Body, BodyDesc, BodyForces, BodyState, BuoyancyModel, PointForce}
 pub use error::{Error, ErrorKind, Result};
 pub use hull::{Hull, HullDesc, HullInfo};
 pub use water::{
-    FlatWater, GerstnerWater, GerstnerWave, HeightfieldWater, PerlinWater, Water, WaterQuery, WaterSample, WaterSurface,
+    FlatWater, GerstnerVelocities, GerstnerWater, GerstnerWave, HeightfieldWater, PerlinWater, Water, WaterQuery,
+    WaterSample, WaterSurface,
 };
 pub use world::{BodyId, HullId, World, WorldDesc};
