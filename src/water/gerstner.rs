@@ -572,14 +572,14 @@ fn sample_batch(
             remember(&mut last_orbit, &x, &x0, &lanes, chunk.len());
             lanes
         });
-        for l in 0..chunk.len() {
+        for (l, &x) in x.iter().enumerate().take(chunk.len()) {
             let s = lanes.lane(l);
             let i = group * LANES + l;
             heights[i] = s.height;
             if let Some(v) = velocities.as_deref_mut() {
                 v[i] = match &orbit {
                     Some(orbit) => orbit.lane(l).velocity,
-                    None => sea.linear_velocity(x[l], s.height, t),
+                    None => sea.linear_velocity(x, s.height, t),
                 };
             }
             if let Some(n) = normals.as_deref_mut() {
