@@ -173,6 +173,13 @@ typedef struct KeelPerlinWaterDesc {
 } KeelPerlinWaterDesc;
 
 // One wave of a Gerstner (trochoidal) sea; deep-water dispersion omega^2 = g k.
+//
+// The water's particles move on circles of radius `amplitude` at speed
+// `amplitude * omega` (k = 2 pi / wavelength, omega = sqrt(g k)), decaying as e^{-k d}
+// at depth d under the surface, and come back where they started: the sea carries
+// nothing. The steepness only shapes the drawn crests (a horizontal displacement of
+// steepness / k): the surface hosts draw (keel_water_sample's heights) is what bodies
+// float on, and the velocities bodies feel are the orbits', whatever the steepness.
 typedef struct KeelGerstnerWave {
   // m.
   float amplitude;
@@ -181,7 +188,8 @@ typedef struct KeelGerstnerWave {
   // Horizontal travel direction, normalised inside; must not be zero.
   float direction_x;
   float direction_z;
-  // Q in [0, 1]: 0 = sine wave, 1 = sharpest crest. Keep the sum over waves below 1.
+  // Q in [0, 1]: 0 = sine wave, 1 = sharpest crest; shapes the crests, not the
+  // water's motion. Keep the sum over waves below 1.
   float steepness;
   // Radians.
   float phase;
@@ -479,7 +487,9 @@ enum KeelStatus keel_water_set_gerstner(KeelWorld world,
 
 // Surface height under each point's (x, z) at the world's time; the points' y is
 // ignored. Normals (unit, up-facing) and water particle velocities at the surface (the
-// world's current included) are optional: pass NULL to skip them. Hosts move their
+// world's current included) are optional: pass NULL to skip them. Under Gerstner water
+// a step takes the velocity of a point at depth d under the surface down by
+// e^{-k d} (k the waves' wavenumber weighted by their (amplitude omega)^2). Hosts move their
 // water meshes with this, so that what players see is what bodies feel.
 //
 // # Safety

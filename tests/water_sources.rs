@@ -112,7 +112,11 @@ unsafe extern "C" fn gerstner_callback(
             unsafe { *normals.add(i) = v3(s.normal) };
         }
         if !velocities.is_null() {
-            unsafe { *velocities.add(i) = v3(s.velocity) };
+            // The water's velocity at the point itself: the surface's taken down by the
+            // decay a Gerstner sea's orbits have (what keel's own sea does in a step).
+            let below = (p.y as f64 - s.height).min(0.0);
+            let velocity = s.velocity * (sea.velocity_decay() * below).exp();
+            unsafe { *velocities.add(i) = v3(velocity) };
         }
     }
 }
@@ -199,6 +203,9 @@ fn a_callback_gives_the_forces_of_the_model_behind_it() {
         keel_body_desc_default(&mut body_desc);
         body_desc.hull = hull;
         body_desc.mass = 20_000.0;
+        // Every vertex asked (not a water patch's grid, whose points sit at y = 0): the
+        // callback then knows each vertex's depth, and decays the velocity as keel does.
+        body_desc.water_patch_cells = 0;
         let mut body = 0;
         assert_eq!(keel_body_create(world, &body_desc, &mut body), KeelStatus::KEEL_OK);
         let mut out = KeelBodyForces::default();

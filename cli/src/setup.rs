@@ -124,7 +124,8 @@ pub fn set_water(world: &mut World, kind: WaterKind, wave_height: f64, wind: f64
                 amplitude,
                 wavelength,
                 direction,
-                steepness: 0.5,
+                // 0.3 each: the sum (0.9) stays below 1, where the crests would fold.
+                steepness: 0.3,
                 phase,
             });
             Water::Gerstner(GerstnerWater::new(&waves, 0.0, g)?)

@@ -238,7 +238,9 @@ pub unsafe extern "C" fn keel_water_set_gerstner(
 
 /// Surface height under each point's (x, z) at the world's time; the points' y is
 /// ignored. Normals (unit, up-facing) and water particle velocities at the surface (the
-/// world's current included) are optional: pass NULL to skip them. Hosts move their
+/// world's current included) are optional: pass NULL to skip them. Under Gerstner water
+/// a step takes the velocity of a point at depth d under the surface down by
+/// e^{-k d} (k the waves' wavenumber weighted by their (amplitude omega)^2). Hosts move their
 /// water meshes with this, so that what players see is what bodies feel.
 ///
 /// # Safety

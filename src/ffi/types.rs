@@ -205,6 +205,13 @@ pub struct KeelPerlinWaterDesc {
 }
 
 /// One wave of a Gerstner (trochoidal) sea; deep-water dispersion omega^2 = g k.
+///
+/// The water's particles move on circles of radius `amplitude` at speed
+/// `amplitude * omega` (k = 2 pi / wavelength, omega = sqrt(g k)), decaying as e^{-k d}
+/// at depth d under the surface, and come back where they started: the sea carries
+/// nothing. The steepness only shapes the drawn crests (a horizontal displacement of
+/// steepness / k): the surface hosts draw (keel_water_sample's heights) is what bodies
+/// float on, and the velocities bodies feel are the orbits', whatever the steepness.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub struct KeelGerstnerWave {
@@ -215,7 +222,8 @@ pub struct KeelGerstnerWave {
     /// Horizontal travel direction, normalised inside; must not be zero.
     pub direction_x: f32,
     pub direction_z: f32,
-    /// Q in [0, 1]: 0 = sine wave, 1 = sharpest crest. Keep the sum over waves below 1.
+    /// Q in [0, 1]: 0 = sine wave, 1 = sharpest crest; shapes the crests, not the
+    /// water's motion. Keep the sum over waves below 1.
     pub steepness: f32,
     /// Radians.
     pub phase: f32,

@@ -103,6 +103,9 @@ impl Body {
             out.heights.iter_mut().for_each(|h| *h -= offset.y);
         }
         let (mut sum, mut count) = (DVec3::ZERO, 0usize);
+        // The water's velocity falls with depth under the surface (waves' orbits shrink
+        // as e^{-k d}); 0 for water that answers its own velocities.
+        let decay = env.water.velocity_decay();
         for (i, point) in points.iter().enumerate() {
             // `heights` held the surface; now the vertex's height above it. A surface that
             // is not a number (a model pushed past f64's range) counts as no water there,
@@ -117,6 +120,9 @@ impl Body {
                 let v = &mut out.velocities[i];
                 if !v.is_finite() {
                     *v = DVec3::ZERO;
+                }
+                if decay > 0.0 && out.heights[i] < 0.0 {
+                    *v *= (decay * out.heights[i]).exp();
                 }
                 *v += env.current;
                 if out.heights[i] < 0.0 {

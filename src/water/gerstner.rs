@@ -13,8 +13,30 @@
 //! The height under a horizontal point `x` needs the `x0` that lands there: Newton's
 //! method on `x0 - sum D_i (Q_i / k_i) sin theta_i = x`, whose Jacobian
 //! `I - sum Q_i cos theta_i D_i D_i^T` stays invertible while `sum Q_i < 1` (the
-//! sharpest crest at `Q = 1` is a cusp). The particle velocity is the time derivative of
-//! the same trochoid at fixed `x0`.
+//! sharpest crest at `Q = 1` is a cusp).
+//!
+//! ## The water's velocity: orbits of radius `A`, whatever `Q`
+//!
+//! The steepness is GPU Gems' graphics parameter: it shapes the drawn crests, and the
+//! horizontal displacement `Q / k` it gives is not how far the water moves (at `Q = 0.5`
+//! on a 40 m wave 0.5 m high it is 3.2 m, and the time derivative of that surface is a
+//! horizontal current of 3.95 m/s where the sea's particles move at `A omega` = 0.62 m/s).
+//! The water's velocity is the sea's instead: in a trochoidal wave every particle runs
+//! on a circle of radius `A e^{k y0}` (`y0` its rest depth below the mean level) at
+//! `A omega e^{k y0}`, and comes back where it started (no mean drift). At the surface,
+//! the particle that is at `x` has the rest position `x0'` of
+//!
+//! ```text
+//! x = x0' - sum D_i A_i sin theta_i(x0'),     v = sum A_i omega_i (D_i cos theta_i, sin theta_i)
+//! ```
+//!
+//! solved by the same Newton iteration (Jacobian `I - sum k_i A_i cos theta_i D_i D_i^T`).
+//! For `Q = k A` the two trochoids are one, and the drawn surface is the sea's exactly;
+//! for other `Q` the crests are drawn sharper (or rounder) than the orbits, a shape with
+//! no current of its own. Below the surface the velocity decays as `e^{-k d}` with the
+//! depth `d` under the local surface ([`GerstnerWater::velocity_decay`], applied by the
+//! step). [`GerstnerVelocities::Linear`] gives linear (Airy) theory's field instead,
+//! whose particles drift along the waves at the Stokes drift `omega k A^2`.
 
 use std::f64::consts::TAU;
 
@@ -33,7 +55,8 @@ pub struct GerstnerWave {
     pub wavelength: f64,
     /// Horizontal direction of travel (x, z); normalised on construction.
     pub direction: DVec2,
-    /// Q in [0, 1]: 0 is a sine wave, 1 the sharpest crest.
+    /// Q in [0, 1]: 0 is a sine wave, 1 the sharpest crest. It shapes the drawn crests
+    /// only: the water's particles move on circles of radius `amplitude` whatever it is.
     pub steepness: f64,
     /// Phase, radians.
     pub phase: f64,
@@ -42,17 +65,21 @@ pub struct GerstnerWave {
 #[derive(Clone, Copy, Debug)]
 struct Wave {
     amplitude: f64,
+    k: f64,
     omega: f64,
     phase: f64,
     /// What the sums multiply each sine or cosine by, worked out once (`D` the unit
-    /// direction, `Q / k` the radius of the horizontal orbit): `k D` (the angle's
-    /// gradient), `(Q / k) D` (displacement per sine), `Q (Dx Dx, Dx Dy, Dy Dy)` (the
-    /// Jacobian, symmetric, per cosine), `A k D` (slope per sine) and `(Q / k) omega D`,
-    /// `A omega` (velocity per cosine, vertical per sine).
+    /// direction, `Q / k` the radius of the drawn horizontal displacement): `k D` (the
+    /// angle's gradient), `(Q / k) D` (displacement per sine), `Q (Dx Dx, Dx Dy, Dy Dy)`
+    /// (the Jacobian, symmetric, per cosine), `A k D` (slope per sine); and for the
+    /// water's orbits, `A D` and `k A (Dx Dx, Dx Dy, Dy Dy)` (displacement and Jacobian),
+    /// `A omega D`, `A omega` (velocity per cosine, vertical per sine).
     gradient: DVec2,
     push: DVec2,
     bend: [f64; 3],
     rise: DVec2,
+    orbit_push: DVec2,
+    orbit_bend: [f64; 3],
     along: DVec2,
     vertical: f64,
 }
@@ -63,15 +90,19 @@ impl Wave {
         let omega = (gravity * k).sqrt();
         let d = direction.normalize();
         let reach = steepness / k;
+        let slope = k * amplitude;
         Wave {
             amplitude,
+            k,
             omega,
             phase,
             gradient: k * d,
             push: reach * d,
             bend: [steepness * d.x * d.x, steepness * d.x * d.y, steepness * d.y * d.y],
             rise: amplitude * k * d,
-            along: reach * omega * d,
+            orbit_push: amplitude * d,
+            orbit_bend: [slope * d.x * d.x, slope * d.x * d.y, slope * d.y * d.y],
+            along: amplitude * omega * d,
             vertical: amplitude * omega,
         }
     }
@@ -81,6 +112,31 @@ impl Wave {
     fn angle(&self, x: f64, z: f64, start: f64) -> f64 {
         self.gradient.x * x + self.gradient.y * z + start
     }
+
+    /// Displacement per sine and Jacobian per cosine: the drawn surface's, or the
+    /// water's orbits' (`ORBIT`).
+    #[inline(always)]
+    fn shape<const ORBIT: bool>(&self) -> (DVec2, [f64; 3]) {
+        if ORBIT {
+            (self.orbit_push, self.orbit_bend)
+        } else {
+            (self.push, self.bend)
+        }
+    }
+}
+
+/// Which velocity a Gerstner sea's water has (Rust only; hosts get [`Self::Orbits`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GerstnerVelocities {
+    /// The trochoidal sea's: every particle on a closed circle of radius `A` at speed
+    /// `A omega` (decaying with depth), whatever the steepness. No mean drift.
+    #[default]
+    Orbits,
+    /// Linear (Airy) theory's: `A omega e^{k (y - level)} (D cos theta, sin theta)` with
+    /// the angle `theta` at the point itself. Its particles drift along the waves at the
+    /// Stokes drift `omega k A^2 e^{2 k y}`; meant for sine waves (`Q = 0`), where the
+    /// drawn surface is linear theory's too.
+    Linear,
 }
 
 /// A sum of Gerstner waves around a mean level.
@@ -88,6 +144,9 @@ impl Wave {
 pub struct GerstnerWater {
     level: f64,
     waves: Vec<Wave>,
+    velocities: GerstnerVelocities,
+    /// [`GerstnerWater::velocity_decay`].
+    decay: f64,
 }
 
 /// Newton iterations for the rest position at most.
@@ -137,7 +196,39 @@ impl GerstnerWater {
                 gravity,
             ));
         }
-        Ok(Self { level, waves: out })
+        // The velocities' mean square sum (A omega)^2 e^{-2 k d} / 2 falls at the surface
+        // at the rate of the one wavenumber weighted by (A omega)^2.
+        let (weighted, total) = out.iter().fold((0.0, 0.0), |(weighted, total), w| {
+            let v2 = w.vertical * w.vertical;
+            (weighted + w.k * v2, total + v2)
+        });
+        let decay = if total > 0.0 { weighted / total } else { 0.0 };
+        Ok(Self {
+            level,
+            waves: out,
+            velocities: GerstnerVelocities::Orbits,
+            decay,
+        })
+    }
+
+    /// This sea with the water velocity `velocities` (the orbits by default).
+    pub fn with_velocities(mut self, velocities: GerstnerVelocities) -> Self {
+        self.velocities = velocities;
+        self
+    }
+
+    /// The water velocity this sea gives.
+    pub fn velocities(&self) -> GerstnerVelocities {
+        self.velocities
+    }
+
+    /// The wavenumber `k`, 1/m, by which the water's velocity decays below the surface,
+    /// `v(d) = v(0) e^{-k d}` at depth `d` under the local surface: a single wave's own
+    /// `k`, exactly; for a sum of waves the wavenumbers' mean weighted by each wave's
+    /// `(A omega)^2`, so that the mean square velocity falls at the surface at its exact
+    /// rate (deeper, the short waves' share is overestimated). 0 without waves.
+    pub fn velocity_decay(&self) -> f64 {
+        self.decay
     }
 
     /// The level of this sea if it is flat: no waves, or only waves of no amplitude and
@@ -161,19 +252,19 @@ impl GerstnerWater {
     /// The rest position `x0` of the surface particle that is at `x` at time `t`, and the
     /// surface there. Newton's method: every iteration evaluates the whole surface at the
     /// current guess, so the iteration that finds the guess good enough has the answer.
-    fn solve(&self, x: DVec2, t: f64) -> (DVec2, Surface) {
-        self.solve_from(x, x, t)
+    fn solve<const ORBIT: bool>(&self, x: DVec2, t: f64) -> (DVec2, Surface) {
+        self.solve_from::<ORBIT>(x, x, t)
     }
 
     /// [`Self::solve`] from the guess `x0` (the answer is the same to the tolerance).
     #[inline(always)]
-    fn solve_from(&self, x: DVec2, mut x0: DVec2, t: f64) -> (DVec2, Surface) {
+    fn solve_from<const ORBIT: bool>(&self, x: DVec2, mut x0: DVec2, t: f64) -> (DVec2, Surface) {
         // A micrometre: far below the millimetre the heights need, and reached in 3 to 5
         // iterations on sane seas.
         let tolerance = 1e-6 + 1e-13 * x.length();
         let mut surface = Surface::default();
         for _ in 0..MAX_ITERATIONS {
-            surface = self.surface_at(x0, t);
+            surface = self.surface_at::<ORBIT>(x0, t);
             let residual = x0 + surface.displacement - x;
             if residual.length() <= tolerance {
                 break;
@@ -191,11 +282,12 @@ impl GerstnerWater {
         (x0, surface)
     }
 
-    /// Everything about the surface particle with rest position `x0`. The sines and
-    /// cosines of a chunk of waves are taken together ([`super::trig::sin_cos`], vector
-    /// code) before the sums.
+    /// Everything about the surface particle with rest position `x0`: on the drawn
+    /// surface (height, displacement, Jacobian, slope), or on the water's orbits
+    /// (`ORBIT`: displacement, Jacobian, velocity). The sines and cosines of a chunk of
+    /// waves are taken together ([`super::trig::sin_cos`], vector code) before the sums.
     #[inline(always)]
-    fn surface_at(&self, x0: DVec2, t: f64) -> Surface {
+    fn surface_at<const ORBIT: bool>(&self, x0: DVec2, t: f64) -> Surface {
         const CHUNK: usize = 16;
         let mut s = Surface {
             height: self.level,
@@ -211,15 +303,42 @@ impl GerstnerWater {
             // its sine and cosine come back 0.
             super::trig::sin_cos(&theta[..waves.len()], &mut sines, &mut cosines);
             for ((w, &sin), &cos) in waves.iter().zip(&sines).zip(&cosines) {
-                s.height += w.amplitude * cos;
-                s.displacement -= w.push * sin;
-                let [xx, xz, zz] = w.bend.map(|b| b * cos);
+                let (push, bend) = w.shape::<ORBIT>();
+                s.displacement -= push * sin;
+                let [xx, xz, zz] = bend.map(|b| b * cos);
                 s.jacobian -= DMat2::from_cols(DVec2::new(xx, xz), DVec2::new(xz, zz));
-                s.slope += w.rise * sin;
-                s.velocity += DVec3::new(w.along.x * cos, w.vertical * sin, w.along.y * cos);
+                if ORBIT {
+                    s.velocity += DVec3::new(w.along.x * cos, w.vertical * sin, w.along.y * cos);
+                } else {
+                    s.height += w.amplitude * cos;
+                    s.slope += w.rise * sin;
+                }
             }
         }
         s
+    }
+
+    /// The water's velocity at the surface point over `x` at time `t`, where the drawn
+    /// surface is at `height`.
+    fn velocity_at(&self, x: DVec2, height: f64, t: f64) -> DVec3 {
+        match self.velocities {
+            GerstnerVelocities::Orbits => self.solve::<true>(x, t).1.velocity,
+            GerstnerVelocities::Linear => self.linear_velocity(x, height, t),
+        }
+    }
+
+    /// Linear theory's velocity at `x` and the height `height` (capped at the mean
+    /// level's `e^{k y}` of the highest surface a sane sea has, so that a far-off height
+    /// cannot overflow it).
+    fn linear_velocity(&self, x: DVec2, height: f64, t: f64) -> DVec3 {
+        let above = (height - self.level).clamp(-1e3, 1e3);
+        let mut v = DVec3::ZERO;
+        for w in &self.waves {
+            let (sin, cos) = w.angle(x.x, x.y, w.phase - w.omega * t).sin_cos();
+            let scale = (w.k * above).min(50.0).exp();
+            v += scale * DVec3::new(w.along.x * cos, w.vertical * sin, w.along.y * cos);
+        }
+        v
     }
 }
 
@@ -238,17 +357,22 @@ struct Surface {
 
 impl WaterSurface for GerstnerWater {
     fn height(&self, x: f64, z: f64, t: f64) -> f64 {
-        self.solve(DVec2::new(x, z), t).1.height
+        self.solve::<false>(DVec2::new(x, z), t).1.height
     }
 
     fn height_and_velocity(&self, x: f64, z: f64, t: f64) -> (f64, DVec3) {
-        let (_, s) = self.solve(DVec2::new(x, z), t);
-        (s.height, s.velocity)
+        let x = DVec2::new(x, z);
+        let height = self.solve::<false>(x, t).1.height;
+        (height, self.velocity_at(x, height, t))
     }
 
     fn sample(&self, x: f64, z: f64, t: f64) -> WaterSample {
-        let (_, s) = self.solve(DVec2::new(x, z), t);
-        s.sample()
+        let x = DVec2::new(x, z);
+        let (_, s) = self.solve::<false>(x, t);
+        WaterSample {
+            velocity: self.velocity_at(x, s.height, t),
+            ..s.sample()
+        }
     }
 }
 
@@ -330,7 +454,7 @@ impl GerstnerWater {
     /// one-point answer's to the bit, and the lanes fill a vector (summing one point's
     /// waves across a vector would reorder its additions).
     #[inline(always)]
-    fn surfaces_at(&self, x0: &[[f64; LANES]; 2], t: f64, angles: &mut Angles) -> Lanes {
+    fn surfaces_at<const ORBIT: bool>(&self, x0: &[[f64; LANES]; 2], t: f64, angles: &mut Angles) -> Lanes {
         let mut s = Lanes {
             height: [self.level; LANES],
             jacobian: [[1.0; LANES], [0.0; LANES], [0.0; LANES], [1.0; LANES]],
@@ -351,20 +475,24 @@ impl GerstnerWater {
                 &mut cosines.as_flattened_mut()[..count],
             );
             for ((w, sines), cosines) in waves.iter().zip(&*sines).zip(&*cosines) {
+                let (push, bend) = w.shape::<ORBIT>();
                 for l in 0..LANES {
                     let (sin, cos) = (sines[l], cosines[l]);
-                    s.height[l] += w.amplitude * cos;
-                    s.displacement[0][l] -= w.push.x * sin;
-                    s.displacement[1][l] -= w.push.y * sin;
+                    s.displacement[0][l] -= push.x * sin;
+                    s.displacement[1][l] -= push.y * sin;
                     // (Symmetric: the two off-diagonal entries are one number.)
-                    s.jacobian[0][l] -= w.bend[0] * cos;
-                    s.jacobian[1][l] -= w.bend[1] * cos;
-                    s.jacobian[3][l] -= w.bend[2] * cos;
-                    s.slope[0][l] += w.rise.x * sin;
-                    s.slope[1][l] += w.rise.y * sin;
-                    s.velocity[0][l] += w.along.x * cos;
-                    s.velocity[1][l] += w.vertical * sin;
-                    s.velocity[2][l] += w.along.y * cos;
+                    s.jacobian[0][l] -= bend[0] * cos;
+                    s.jacobian[1][l] -= bend[1] * cos;
+                    s.jacobian[3][l] -= bend[2] * cos;
+                    if ORBIT {
+                        s.velocity[0][l] += w.along.x * cos;
+                        s.velocity[1][l] += w.vertical * sin;
+                        s.velocity[2][l] += w.along.y * cos;
+                    } else {
+                        s.height[l] += w.amplitude * cos;
+                        s.slope[0][l] += w.rise.x * sin;
+                        s.slope[1][l] += w.rise.y * sin;
+                    }
                 }
             }
         }
@@ -377,7 +505,7 @@ impl GerstnerWater {
     /// until its own residual is small enough, and a lane that is done keeps its answer
     /// while the others go on.
     #[inline(always)]
-    fn solve_lanes(
+    fn solve_lanes<const ORBIT: bool>(
         &self,
         x: [DVec2; LANES],
         mut x0: [DVec2; LANES],
@@ -389,7 +517,7 @@ impl GerstnerWater {
         let mut out = Lanes::default();
         for _ in 0..MAX_ITERATIONS {
             let at = [x0.map(|p| p.x), x0.map(|p| p.y)];
-            let s = self.surfaces_at(&at, t, angles);
+            let s = self.surfaces_at::<ORBIT>(&at, t, angles);
             for l in 0..LANES {
                 if done[l] {
                     continue;
@@ -443,8 +571,11 @@ fn sample_batch(
     mut normals: Option<&mut [DVec3]>,
     mut velocities: Option<&mut [DVec3]>,
 ) {
-    // The last group's points: each point, its rest position and d(x0)/d(x) there.
+    // The last group's points: each point, its rest position and d(x0)/d(x) there, on
+    // the drawn surface and on the water's orbits.
     let mut last: [Option<(DVec2, DVec2, DMat2)>; LANES] = [None; LANES];
+    let mut last_orbit: [Option<(DVec2, DVec2, DMat2)>; LANES] = [None; LANES];
+    let orbits = velocities.is_some() && sea.velocities == GerstnerVelocities::Orbits;
     let mut angles = Angles::new();
     for (group, chunk) in points.chunks(LANES).enumerate() {
         // A short last group repeats its last point in the spare lanes.
@@ -452,28 +583,57 @@ fn sample_batch(
             let p = chunk[l.min(chunk.len() - 1)];
             DVec2::new(p.x, p.z)
         });
-        let guess: [DVec2; LANES] = std::array::from_fn(|l| {
-            let guess = match nearest(&last, x[l]) {
-                Some((x_last, x0_last, inverse)) => x0_last + inverse * (x[l] - x_last),
-                None => x[l],
-            };
-            if guess.is_finite() { guess } else { x[l] }
+        let (x0, lanes) = sea.solve_lanes::<false>(x, guess(&last, &x), t, &mut angles);
+        remember(&mut last, &x, &x0, &lanes, chunk.len());
+        let orbit = orbits.then(|| {
+            let (x0, lanes) = sea.solve_lanes::<true>(x, guess(&last_orbit, &x), t, &mut angles);
+            remember(&mut last_orbit, &x, &x0, &lanes, chunk.len());
+            lanes
         });
-        let (x0, lanes) = sea.solve_lanes(x, guess, t, &mut angles);
-        last = [None; LANES];
-        for l in 0..chunk.len() {
+        for (l, &x) in x.iter().enumerate().take(chunk.len()) {
             let s = lanes.lane(l);
             let i = group * LANES + l;
-            let det = s.jacobian.determinant();
-            last[l] = (det > 1e-6 && x0[l].is_finite()).then(|| (x[l], x0[l], s.jacobian.inverse()));
             heights[i] = s.height;
             if let Some(v) = velocities.as_deref_mut() {
-                v[i] = s.velocity;
+                v[i] = match &orbit {
+                    Some(orbit) => orbit.lane(l).velocity,
+                    None => sea.linear_velocity(x, s.height, t),
+                };
             }
             if let Some(n) = normals.as_deref_mut() {
                 n[i] = s.sample().normal;
             }
         }
+    }
+}
+
+/// Each lane's first guess: the nearest solved point of the last group, its rest
+/// position carried over by the inverse Jacobian there, or the point itself.
+#[inline(always)]
+fn guess(last: &[Option<(DVec2, DVec2, DMat2)>; LANES], x: &[DVec2; LANES]) -> [DVec2; LANES] {
+    std::array::from_fn(|l| {
+        let guess = match nearest(last, x[l]) {
+            Some((x_last, x0_last, inverse)) => x0_last + inverse * (x[l] - x_last),
+            None => x[l],
+        };
+        if guess.is_finite() { guess } else { x[l] }
+    })
+}
+
+/// A group's solved points, for the next group's guesses.
+#[inline(always)]
+fn remember(
+    last: &mut [Option<(DVec2, DVec2, DMat2)>; LANES],
+    x: &[DVec2; LANES],
+    x0: &[DVec2; LANES],
+    lanes: &Lanes,
+    count: usize,
+) {
+    *last = [None; LANES];
+    for l in 0..count {
+        let j = lanes.lane(l).jacobian;
+        let det = j.determinant();
+        last[l] = (det > 1e-6 && x0[l].is_finite()).then(|| (x[l], x0[l], j.inverse()));
     }
 }
 
@@ -551,16 +711,23 @@ mod tests {
         let expected = DVec3::new(-dx, 1.0, -dz).normalize();
         assert!((s.normal - expected).length() < 1e-6, "{} vs {}", s.normal, expected);
         assert_eq!(s.height, sea.height(x, z, t));
-        // The particle at rest position x0 moves along the trochoid.
-        let x0 = sea.solve(DVec2::new(x, z), t).0;
+        // The water's particle at x moves along its orbit, radius A: the velocity is the
+        // time derivative of that trochoid at its rest position x0.
+        let x0 = sea.solve::<true>(DVec2::new(x, z), t).0;
         let position = |t: f64| {
             let mut p = DVec3::new(x0.x, 0.0, x0.y);
             for w in &sea.waves {
                 let (sin, cos) = (w.gradient.dot(x0) - w.omega * t + w.phase).sin_cos();
-                p += DVec3::new(-w.push.x * sin, w.amplitude * cos, -w.push.y * sin);
+                p += w.amplitude
+                    * DVec3::new(
+                        -w.orbit_push.x / w.amplitude * sin,
+                        cos,
+                        -w.orbit_push.y / w.amplitude * sin,
+                    );
             }
             p
         };
+        assert!((position(t).x - x).abs() < 1e-6 && (position(t).z - z).abs() < 1e-6);
         let v = (position(t + e) - position(t - e)) / (2.0 * e);
         assert!((s.velocity - v).length() < 1e-6, "{} vs {}", s.velocity, v);
     }
@@ -590,20 +757,25 @@ mod tests {
     }
 
     fn each_lane_is_the_one_point_answer(sea: &GerstnerWater) {
+        each_lane_is_the_one_point_answer_of::<false>(sea);
+        each_lane_is_the_one_point_answer_of::<true>(sea);
+    }
+
+    fn each_lane_is_the_one_point_answer_of<const ORBIT: bool>(sea: &GerstnerWater) {
         let t = 4.2;
         let x0: [DVec2; LANES] = std::array::from_fn(|l| DVec2::new(l as f64 * 1.3 - 4.0, (l as f64).sin() * 3.0));
-        let lanes = sea.surfaces_at(&[x0.map(|p| p.x), x0.map(|p| p.y)], t, &mut Angles::new());
+        let lanes = sea.surfaces_at::<ORBIT>(&[x0.map(|p| p.x), x0.map(|p| p.y)], t, &mut Angles::new());
         for (l, &p) in x0.iter().enumerate() {
-            let (one, lane) = (sea.surface_at(p, t), lanes.lane(l));
+            let (one, lane) = (sea.surface_at::<ORBIT>(p, t), lanes.lane(l));
             assert_eq!(format!("{one:?}"), format!("{lane:?}"), "lane {l}");
         }
         // Solving side by side: each lane stops when its own residual is small enough,
         // with the answer the one-point solver gives from the same guess.
         let x: [DVec2; LANES] = std::array::from_fn(|l| DVec2::new(l as f64 * 0.9 - 3.0, 2.0 - l as f64 * 0.4));
         let guess: [DVec2; LANES] = std::array::from_fn(|l| if l % 2 == 0 { x[l] } else { x[l] + DVec2::splat(0.3) });
-        let (x0, lanes) = sea.solve_lanes(x, guess, t, &mut Angles::new());
+        let (x0, lanes) = sea.solve_lanes::<ORBIT>(x, guess, t, &mut Angles::new());
         for l in 0..LANES {
-            let (p, one) = sea.solve_from(x[l], guess[l], t);
+            let (p, one) = sea.solve_from::<ORBIT>(x[l], guess[l], t);
             assert_eq!(p, x0[l], "lane {l}");
             assert_eq!(format!("{one:?}"), format!("{:?}", lanes.lane(l)), "lane {l}");
         }
@@ -641,6 +813,146 @@ mod tests {
         assert_eq!(nearest(&last, DVec2::new(8.0, 0.0)), last[6]);
         // Of two at the same distance, the first.
         assert_eq!(nearest(&last, DVec2::new(7.5, 0.5)), last[6]);
+    }
+
+    /// One wave of amplitude 0.5 m and wavelength 40 m along x, crest at x = 0 at t = 0.
+    fn one_wave(steepness: f64, velocities: GerstnerVelocities) -> GerstnerWater {
+        let wave = GerstnerWave {
+            amplitude: 0.5,
+            wavelength: 40.0,
+            direction: DVec2::X,
+            steepness,
+            phase: 0.0,
+        };
+        GerstnerWater::new(&[wave], 0.0, 9.81)
+            .unwrap()
+            .with_velocities(velocities)
+    }
+
+    #[test]
+    fn the_surface_water_moves_at_a_omega_at_crest_and_trough_whatever_the_steepness() {
+        let (a, k) = (0.5, TAU / 40.0);
+        let speed = a * (9.81 * k).sqrt();
+        for steepness in [0.0, 0.25, 0.5, 0.8, 1.0] {
+            let sea = one_wave(steepness, GerstnerVelocities::Orbits);
+            let crest = sea.sample(0.0, 0.0, 0.0);
+            let trough = sea.sample(20.0, 0.0, 0.0);
+            assert!((crest.height - a).abs() < 1e-9 && (trough.height + a).abs() < 1e-9);
+            // Forward at the crest, backward in the trough, A omega either way.
+            let (forward, back) = (DVec3::X * speed, -DVec3::X * speed);
+            assert!(
+                (crest.velocity - forward).length() <= 0.01 * speed,
+                "Q {steepness}: crest {}",
+                crest.velocity
+            );
+            assert!(
+                (trough.velocity - back).length() <= 0.01 * speed,
+                "Q {steepness}: trough {}",
+                trough.velocity
+            );
+            // And everywhere on the surface: a circle's speed.
+            for i in 0..40 {
+                let v = sea.sample(i as f64 * 0.77, 1.0, 0.4).velocity;
+                assert!(
+                    (v.length() - speed).abs() <= 1e-6 * speed,
+                    "Q {steepness}, point {i}: {v}"
+                );
+            }
+        }
+    }
+
+    /// A surface particle of `sea` carried by its horizontal velocity for one period
+    /// (fourth-order Runge-Kutta): how far it moved along x.
+    fn carried_one_period(sea: &GerstnerWater, start: f64) -> f64 {
+        let period = TAU / (9.81 * TAU / 40.0).sqrt();
+        let n = 2000;
+        let dt = period / n as f64;
+        let v = |x: f64, t: f64| sea.sample(x, 0.0, t).velocity.x;
+        let mut x = start;
+        for i in 0..n {
+            let t = i as f64 * dt;
+            let k1 = v(x, t);
+            let k2 = v(x + 0.5 * dt * k1, t + 0.5 * dt);
+            let k3 = v(x + 0.5 * dt * k2, t + 0.5 * dt);
+            let k4 = v(x + dt * k3, t + dt);
+            x += dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
+        }
+        x - start
+    }
+
+    #[test]
+    fn the_seas_orbits_are_closed_whatever_the_steepness() {
+        // Linear theory's particles move by omega k A^2 T per period, 0.25 m here.
+        let (a, k) = (0.5, TAU / 40.0);
+        let stokes_per_period = k * a * a * TAU;
+        for steepness in [0.0, 0.5, 0.8] {
+            let sea = one_wave(steepness, GerstnerVelocities::Orbits);
+            for start in [0.0, 7.0, 23.0] {
+                let moved = carried_one_period(&sea, start);
+                assert!(
+                    moved.abs() < 1e-3 * stokes_per_period,
+                    "Q {steepness}, from {start}: moved {moved} m in a period"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn linear_velocities_drift_at_the_stokes_drift() {
+        let sea = one_wave(0.0, GerstnerVelocities::Linear);
+        let (a, k) = (0.5, TAU / 40.0);
+        let omega = (9.81 * k).sqrt();
+        let period = TAU / omega;
+        // A particle below the surface, carried by the water's velocity at its depth: the
+        // surface's taken down by the decay, as the step does (Airy's field, e^{k y}).
+        let decay = sea.velocity_decay();
+        assert_eq!(decay, k);
+        let v = |p: DVec2, t: f64| {
+            let s = sea.sample(p.x, 0.0, t);
+            let v = s.velocity * (decay * (p.y - s.height).min(0.0)).exp();
+            DVec2::new(v.x, v.y)
+        };
+        // Four periods; the orbit's centre (the mean position over a period) in the first
+        // and the last: how far it moved, whatever the phase the particle started at.
+        let (n, periods) = (1000, 4);
+        let dt = period / n as f64;
+        let mut p = DVec2::new(3.0, -1.0);
+        let mut centres = [DVec2::ZERO; 4];
+        for i in 0..n * periods {
+            let t = i as f64 * dt;
+            let k1 = v(p, t);
+            let k2 = v(p + 0.5 * dt * k1, t + 0.5 * dt);
+            let k3 = v(p + 0.5 * dt * k2, t + 0.5 * dt);
+            let k4 = v(p + dt * k3, t + dt);
+            p += dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
+            centres[i / n] += p / n as f64;
+        }
+        let moved = (centres[3] - centres[0]) / 3.0;
+        // Second order: omega k A^2 e^{2 k y} at the orbit's mean depth, per period.
+        let mean_depth = (centres[0].y + centres[3].y) / 2.0;
+        let expected = omega * k * a * a * (2.0 * k * mean_depth).exp() * period;
+        assert!(
+            (moved.x / expected - 1.0).abs() < 0.02,
+            "moved {} m a period, Stokes {expected} m",
+            moved.x
+        );
+        assert!(moved.y.abs() < 1e-3 * expected, "{}", moved.y);
+    }
+
+    #[test]
+    fn the_velocity_decay_is_the_wavenumber_weighted_by_the_velocities_squares() {
+        assert_eq!(GerstnerWater::new(&[], 0.0, 9.81).unwrap().velocity_decay(), 0.0);
+        let sea = GerstnerWater::new(
+            &[wave(0.5, 40.0, (1.0, 0.0), 0.3), wave(0.2, 10.0, (0.0, 1.0), 0.3)],
+            0.0,
+            9.81,
+        )
+        .unwrap();
+        let (k1, k2) = (TAU / 40.0, TAU / 10.0);
+        // (A omega)^2 = A^2 g k.
+        let (w1, w2) = (0.25 * 9.81 * k1, 0.04 * 9.81 * k2);
+        let expected = (k1 * w1 + k2 * w2) / (w1 + w2);
+        assert!((sea.velocity_decay() - expected).abs() < 1e-12 * expected);
     }
 
     #[test]

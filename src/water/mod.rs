@@ -11,7 +11,7 @@ mod perlin;
 pub mod spectrum;
 mod trig;
 
-pub use gerstner::{GerstnerWater, GerstnerWave};
+pub use gerstner::{GerstnerVelocities, GerstnerWater, GerstnerWave};
 pub use heightfield::HeightfieldWater;
 pub use perlin::PerlinWater;
 
@@ -28,7 +28,8 @@ pub struct WaterSample {
     pub height: f64,
     /// Unit normal of the surface, pointing up.
     pub normal: DVec3,
-    /// Velocity of the water particle at the surface, m/s.
+    /// Velocity of the water particle at the surface, m/s (below it, see
+    /// [`Water::velocity_decay`]).
     pub velocity: DVec3,
 }
 
@@ -119,6 +120,21 @@ impl Water {
     /// step can skip asking for velocities.
     pub fn is_still(&self) -> bool {
         matches!(self, Water::Flat(_) | Water::Heightfield(_))
+    }
+
+    /// The wavenumber `k`, 1/m, by which the water's velocity falls below the surface: at
+    /// depth `d` under the local surface it is the surface's times `e^{-k d}` (what waves
+    /// do: their orbits shrink as `e^{-k d}`). The step applies it to every vertex under
+    /// the surface, whichever way the surface was sampled (directly or through a water
+    /// patch); [`Water::sample_into`] and [`crate::World::sample_water`] answer the
+    /// surface's velocity. 0 (no decay) but for Gerstner seas
+    /// ([`GerstnerWater::velocity_decay`]): the host's water and heightfields keep the
+    /// velocities they answer, and Perlin water's surface motion is not a wave's.
+    pub fn velocity_decay(&self) -> f64 {
+        match self {
+            Water::Gerstner(sea) => sea.velocity_decay(),
+            _ => 0.0,
+        }
     }
 
     /// Whether a query costs so little that sampling the water through a water patch

@@ -184,6 +184,13 @@ namespace Keel.Native
 
     /// <summary>
     /// One wave of a Gerstner (trochoidal) sea; deep-water dispersion omega^2 = g k.
+    /// 
+    /// The water's particles move on circles of radius `amplitude` at speed
+    /// `amplitude * omega` (k = 2 pi / wavelength, omega = sqrt(g k)), decaying as e^{-k d}
+    /// at depth d under the surface, and come back where they started: the sea carries
+    /// nothing. The steepness only shapes the drawn crests (a horizontal displacement of
+    /// steepness / k): the surface hosts draw (keel_water_sample's heights) is what bodies
+    /// float on, and the velocities bodies feel are the orbits', whatever the steepness.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
     public unsafe struct KeelGerstnerWave
@@ -202,7 +209,8 @@ namespace Keel.Native
         public float direction_x;
         public float direction_z;
         /// <summary>
-        /// Q in [0, 1]: 0 = sine wave, 1 = sharpest crest. Keep the sum over waves below 1.
+        /// Q in [0, 1]: 0 = sine wave, 1 = sharpest crest; shapes the crests, not the
+        /// water's motion. Keep the sum over waves below 1.
         /// </summary>
         public float steepness;
         /// <summary>
@@ -710,7 +718,9 @@ public static unsafe partial class KeelNative
         /// <summary>
         /// Surface height under each point's (x, z) at the world's time; the points' y is
         /// ignored. Normals (unit, up-facing) and water particle velocities at the surface (the
-        /// world's current included) are optional: pass NULL to skip them. Hosts move their
+        /// world's current included) are optional: pass NULL to skip them. Under Gerstner water
+        /// a step takes the velocity of a point at depth d under the surface down by
+        /// e^{-k d} (k the waves' wavenumber weighted by their (amplitude omega)^2). Hosts move their
         /// water meshes with this, so that what players see is what bodies feel.
         /// 
         /// # Safety

@@ -1,0 +1,119 @@
+//! Measures how boxes drift on one Gerstner wave (amplitude 0.5 m, wavelength 40 m):
+//! the tables of docs/WAVES.md (issue 40).
+//!
+//! Run with `cargo run --release --example wave_drift` (about a minute). Each box floats
+//! at 0.4 of water's density, with every default force, integrated as an engine does
+//! (semi-implicit Euler with the gyroscopic term, dt 1/120 s), from where the water moves
+//! straight up and with the water's velocity, and its mean velocity along the waves is
+//! taken over 32 wave periods (162 s) after 16 (81 s): printed in m/s
+//! and in Stokes drifts `omega k A^2` (0.049 m/s), positive along the waves, with half the
+//! box's range along the waves over the last period (its sway) in amplitudes. Rows: the
+//! steepness on the sea's orbits (the default velocities), then a sine wave with linear
+//! theory's velocities, whose particles drift at the Stokes drift.
+
+use std::f64::consts::TAU;
+
+use glam::{DMat3, DQuat, DVec2, DVec3, Vec3};
+use keel::{
+    BodyDesc, BodyState, GerstnerVelocities, GerstnerWater, GerstnerWave, Water, WaterSurface, World, WorldDesc,
+};
+
+const AMPLITUDE: f64 = 0.5;
+const WAVELENGTH: f64 = 40.0;
+const GRAVITY: f64 = 9.81;
+const SIZES: [f64; 4] = [0.25, 0.5, 1.0, 2.0];
+
+fn main() -> keel::Result<()> {
+    let k = TAU / WAVELENGTH;
+    let omega = (GRAVITY * k).sqrt();
+    let stokes = omega * k * AMPLITUDE * AMPLITUDE;
+    println!("Stokes drift omega k A^2 = {stokes:.4} m/s; mean velocity along the waves, m/s (Stokes drifts)");
+    println!(
+        "| velocities, steepness Q | {} |",
+        SIZES.map(|s| format!("{s} m box")).join(" | ")
+    );
+    println!("|---|{}", "---|".repeat(SIZES.len()));
+    let rows = [
+        (GerstnerVelocities::Orbits, 0.0),
+        (GerstnerVelocities::Orbits, 0.25),
+        (GerstnerVelocities::Orbits, 0.5),
+        (GerstnerVelocities::Orbits, 0.8),
+        (GerstnerVelocities::Linear, 0.0),
+    ];
+    for (velocities, steepness) in rows {
+        let mut cells = Vec::new();
+        for size in SIZES {
+            let (d, sway) = drift(size, steepness, velocities)?;
+            cells.push(format!("{d:+.3} ({:+.2}; sway {:.2} A)", d / stokes, sway / AMPLITUDE));
+        }
+        let name = match velocities {
+            GerstnerVelocities::Orbits => "orbits",
+            GerstnerVelocities::Linear => "linear",
+        };
+        println!("| {name}, Q {steepness} | {} |", cells.join(" | "));
+    }
+    Ok(())
+}
+
+/// Mean velocity along the waves, m/s, of a box of side `size`, and half its range of
+/// positions along them over the last period (the orbit's radius `A` if it follows the
+/// water).
+fn drift(size: f64, steepness: f64, velocities: GerstnerVelocities) -> keel::Result<(f64, f64)> {
+    let mut world = World::new(&WorldDesc {
+        gravity: GRAVITY,
+        thread_count: 1,
+        ..WorldDesc::default()
+    })?;
+    let wave = GerstnerWave {
+        amplitude: AMPLITUDE,
+        wavelength: WAVELENGTH,
+        direction: DVec2::X,
+        steepness,
+        phase: 0.0,
+    };
+    let sea = GerstnerWater::new(&[wave], 0.0, GRAVITY)?.with_velocities(velocities);
+    world.set_water(Water::Gerstner(sea));
+    let hull = world.create_box_hull(Vec3::splat(size as f32))?;
+    let mass = 0.4 * world.desc().water_density * size.powi(3);
+    let id = world.create_body(&BodyDesc {
+        hull,
+        mass,
+        ..BodyDesc::default()
+    })?;
+    let inertia = DMat3::from_diagonal(DVec3::splat(mass * size * size / 6.0));
+    // Floating at its draught where the water moves straight up, with the water (a box
+    // dropped at rest into moving water sheds the push it gets over some 40 s).
+    let x = WAVELENGTH / 4.0 - AMPLITUDE;
+    let water = world.water().sample(x, 0.0, 0.0);
+    let (mut position, mut rotation) = (DVec3::new(x, water.height + 0.1 * size, 0.0), DQuat::IDENTITY);
+    let (mut velocity, mut spin) = (water.velocity, DVec3::ZERO);
+    let dt = 1.0 / 120.0;
+    let period = TAU / (GRAVITY * TAU / WAVELENGTH).sqrt();
+    let steps = |periods: f64| (periods * period / dt).round() as usize;
+    let (settle, measure) = (steps(16.0), steps(32.0));
+    let mut start = 0.0;
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for i in 0..settle + measure {
+        if i == settle {
+            start = position.x;
+        }
+        if i + steps(1.0) >= settle + measure {
+            (lo, hi) = (lo.min(position.x), hi.max(position.x));
+        }
+        let state = BodyState {
+            position,
+            rotation,
+            linear_velocity: velocity,
+            angular_velocity: spin,
+            center_of_mass: position,
+        };
+        let forces = world.step_body(id, &state, dt)?;
+        velocity += (forces.force / mass - DVec3::Y * GRAVITY) * dt;
+        let r = DMat3::from_quat(rotation);
+        let world_inertia = r * inertia * r.transpose();
+        spin += world_inertia.inverse() * (forces.torque - spin.cross(world_inertia * spin)) * dt;
+        position += velocity * dt;
+        rotation = (rotation + DQuat::from_xyzw(spin.x, spin.y, spin.z, 0.0) * rotation * (0.5 * dt)).normalize();
+    }
+    Ok(((position.x - start) / (measure as f64 * dt), (hi - lo) / 2.0))
+}

@@ -1,0 +1,120 @@
+//! Issue 40: waves move floating bodies the way the sea does. A box floats on one wave
+//! (amplitude 0.5 m, wavelength 40 m), all default forces, at 0.4 of water's density,
+//! integrated as an engine does (semi-implicit Euler, dt 1/120 s); its mean velocity
+//! along the waves over whole wave periods, once its start has settled, is compared with
+//! the scale of wave-induced drift, the Stokes drift `omega k A^2` (0.049 m/s here):
+//!
+//! - on the sea's orbits (closed: a trochoidal wave carries nothing), a small box
+//!   drifts by at most 0.2 of it either way, for steepness 0 to 0.8;
+//! - bodies up to a twentieth of the wavelength never drift against the waves by more
+//!   than 0.2 of it (they may drift forward: the mean wave drift force on a body that
+//!   reflects waves is real).
+//!
+//! The box starts where the water moves straight up, with the water's velocity; what is
+//! left of the start falls off over some 40 s, so the drift is measured over 8 periods
+//! after 16 (`examples/wave_drift.rs`, the tables of docs/WAVES.md, measures over 32).
+
+mod common;
+
+use std::f64::consts::TAU;
+
+use common::sim::{RigidBody, run};
+use glam::{DQuat, DVec2, DVec3};
+use keel::{BodyDesc, GerstnerVelocities, GerstnerWater, GerstnerWave, Water, WaterSurface, World, WorldDesc};
+
+const AMPLITUDE: f64 = 0.5;
+const WAVELENGTH: f64 = 40.0;
+const GRAVITY: f64 = 9.81;
+/// Wave periods (5.06 s) before the drift is measured: what is left of the start (the
+/// box meets the water's orbit with its own motion) falls off over some 40 s.
+const SETTLE: usize = 16;
+/// Wave periods the drift is measured over.
+const MEASURE: usize = 8;
+
+fn k() -> f64 {
+    TAU / WAVELENGTH
+}
+
+fn omega() -> f64 {
+    (GRAVITY * k()).sqrt()
+}
+
+/// The Stokes drift at the surface, `omega k A^2`, m/s.
+fn stokes() -> f64 {
+    omega() * k() * AMPLITUDE * AMPLITUDE
+}
+
+/// The mean velocity along the waves of a box of side `size` over `periods` wave
+/// periods after `settle` periods, in Stokes drifts.
+fn drift(size: f64, steepness: f64, velocities: GerstnerVelocities, settle: usize, periods: usize) -> f64 {
+    let mut world = World::new(&WorldDesc {
+        gravity: GRAVITY,
+        thread_count: 1,
+        ..WorldDesc::default()
+    })
+    .unwrap();
+    let wave = GerstnerWave {
+        amplitude: AMPLITUDE,
+        wavelength: WAVELENGTH,
+        direction: DVec2::X,
+        steepness,
+        phase: 0.0,
+    };
+    let sea = GerstnerWater::new(&[wave], 0.0, GRAVITY)
+        .unwrap()
+        .with_velocities(velocities);
+    world.set_water(Water::Gerstner(sea));
+    let hull = world.create_box_hull(glam::Vec3::splat(size as f32)).unwrap();
+    let mass = 0.4 * world.desc().water_density * size.powi(3);
+    let id = world
+        .create_body(&BodyDesc {
+            hull,
+            mass,
+            ..BodyDesc::default()
+        })
+        .unwrap();
+    // Floating at its draught (0.4 of its side) where the water moves straight up (its
+    // orbit's quarter after the crest), with the water: a box dropped at rest into water
+    // moving along is pushed by it and sheds that push over some 40 s (the drift's
+    // transient, not its mean).
+    let x = WAVELENGTH / 4.0 - AMPLITUDE;
+    let water = world.water().sample(x, 0.0, 0.0);
+    let start = DVec3::new(x, water.height + 0.1 * size, 0.0);
+    let mut body = RigidBody::homogeneous_box(DVec3::splat(size), mass, start, DQuat::IDENTITY);
+    body.velocity = water.velocity;
+    let dt = 1.0 / 120.0;
+    let period = TAU / omega();
+    let steps = |periods: usize| (periods as f64 * period / dt).round() as usize;
+    let (settle, measure) = (steps(settle), steps(periods));
+    let mut x = [0.0; 2];
+    run(&mut world, id, &mut body, dt, settle + measure, |i, body, _| {
+        if i + 1 == settle {
+            x[0] = body.position.x;
+        }
+        if i + 1 == settle + measure {
+            x[1] = body.position.x;
+        }
+    });
+    (x[1] - x[0]) / (measure as f64 * dt) / stokes()
+}
+
+#[test]
+fn a_small_body_on_the_seas_orbits_drifts_neither_way() {
+    for steepness in [0.0, 0.25, 0.5, 0.8] {
+        let d = drift(0.5, steepness, GerstnerVelocities::Orbits, SETTLE, MEASURE);
+        println!("0.5 m box, Q {steepness}: {d:+.3} Stokes drifts");
+        assert!(d.abs() <= 0.2, "Q {steepness}: drift {d:+.3} Stokes drifts");
+    }
+}
+
+#[test]
+fn bodies_up_to_a_twentieth_of_the_wavelength_never_drift_against_the_waves() {
+    // (The 0.25 and 0.5 m boxes drift by much less either way: the test above.)
+    for size in [1.0, 2.0] {
+        for steepness in [0.0, 0.5, 0.8] {
+            let d = drift(size, steepness, GerstnerVelocities::Orbits, SETTLE, MEASURE);
+            println!("{size} m box, Q {steepness}: {d:+.3} Stokes drifts");
+            assert!(d >= -0.2, "{size} m box, Q {steepness}: drift {d:+.3} Stokes drifts");
+        }
+    }
+}
