@@ -87,6 +87,7 @@
 //! - [`world`]: hulls and bodies by id, stepping one body or a batch in parallel, a
 //!   world's snapshot;
 //! - [`hydrostatics`]: flat-water analysis and the stable rest pose;
+//! - [`host`]: a host's rigid body integrated with keel's forces (tests, examples, CLI);
 //! - [`ffi`]: the C ABI (`include/keel.h`).
 //!
 //! `docs/ARCHITECTURE.md` in the repository draws a step's stages and how they are made
@@ -122,6 +123,8 @@ mod step;
 pub mod world;
 
 pub mod hydrostatics;
+
+pub mod host;
 
 pub mod ffi;
 
