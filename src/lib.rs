@@ -68,8 +68,8 @@
 //!
 //! ## Modules
 //!
-//! The source is a house in layers, each module importing only from those above it in
-//! this list (`tests/layers.rs` reads the `mod` lines below, in their order, and fails
+//! The source is a house in layers, each module importing only from those listed before
+//! it (`tests/layers.rs` reads the `mod` lines below, in their order, and fails
 //! on an import that runs back up):
 //!
 //! - [`error`]: what every call returns when it fails;
@@ -98,7 +98,7 @@
 
 #![warn(missing_docs)]
 
-// The layers, bottom first: each module imports only from those above it here
+// The layers, bottom first: each module imports only from those listed before it
 // (`tests/layers.rs` reads this order; the blank lines keep rustfmt from sorting it).
 pub mod error;
 
