@@ -22,21 +22,11 @@ use keel::{
 };
 
 fn bits(f: &BodyForces) -> String {
-    let vectors = [
-        f.force,
-        f.torque,
-        f.buoyancy_force,
-        f.viscous_force,
-        f.pressure_drag_force,
-        f.slamming_force,
-        f.air_force,
-        f.damping_force,
-        f.center_of_buoyancy,
-    ];
-    let mut out: Vec<u64> = vectors.iter().flat_map(|v| v.to_array().map(f64::to_bits)).collect();
-    out.extend([f.submerged_volume, f.submerged_area, f.wetted_ratio].map(f64::to_bits));
-    out.push(u64::from(f.submerged_triangle_count));
-    out.iter().map(|b| format!("{b:016x}")).collect::<Vec<_>>().join(" ")
+    f.to_bits()
+        .iter()
+        .map(|b| format!("{b:016x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn waters() -> Vec<(&'static str, Water)> {

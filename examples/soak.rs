@@ -4,7 +4,8 @@
 //! `cargo run --release --example soak -- [steps]` (default 100000).
 
 use glam::{DQuat, DVec2, DVec3, Vec3};
-use keel::{BodyDesc, BodyForces, BodyState, GerstnerWater, GerstnerWave, Water, World, WorldDesc};
+use keel::host::RigidBody;
+use keel::{BodyDesc, BodyForces, GerstnerWater, GerstnerWave, Water, World, WorldDesc};
 
 fn resident_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -45,38 +46,25 @@ fn main() -> keel::Result<()> {
     let ids: Vec<_> = (0..1024)
         .map(|_| world.create_body(&desc))
         .collect::<keel::Result<_>>()?;
-    let mut states: Vec<BodyState> = (0..1024)
+    let mut states: Vec<RigidBody> = (0..1024)
         .map(|i| {
             let p = DVec3::new((i % 32) as f64 * 4.0, 0.0, (i / 32) as f64 * 4.0);
-            BodyState {
-                position: p,
-                rotation: DQuat::from_rotation_y(i as f64),
-                center_of_mass: p,
-                ..BodyState::default()
-            }
+            RigidBody::homogeneous_box(DVec3::new(1.0, 0.5, 2.0), mass, p, DQuat::from_rotation_y(i as f64))
         })
         .collect();
     let mut forces = vec![BodyForces::default(); ids.len()];
     let dt = 1.0 / 60.0;
-    // Inertia of a homogeneous 1 x 0.5 x 2 box about its centre.
-    let inertia = DVec3::new(0.25 + 4.0, 1.0 + 4.0, 1.0 + 0.25) * (mass / 12.0);
     let start = std::time::Instant::now();
     println!("{:>8} {:>10} {:>12} {:>12}", "step", "RSS KiB", "mean y", "max speed");
     for step in 0..=steps {
         world.set_time(step as f64 * dt)?;
-        world.step_bodies(&ids, &states, dt, &mut forces, |s| *s, |f, o| *o = *f)?;
-        for (s, f) in states.iter_mut().zip(&forces) {
-            s.linear_velocity += (f.force / mass + DVec3::new(0.0, -9.81, 0.0)) * dt;
-            let local_torque = s.rotation.inverse() * f.torque;
-            s.angular_velocity += s.rotation * (local_torque / inertia) * dt;
-            s.position += s.linear_velocity * dt;
-            s.center_of_mass = s.position;
-            let w = s.angular_velocity;
-            s.rotation = (s.rotation + DQuat::from_xyzw(w.x, w.y, w.z, 0.0) * s.rotation * (0.5 * dt)).normalize();
+        world.step_bodies(&ids, &states, dt, &mut forces, RigidBody::state, |f, o| *o = *f)?;
+        for (body, f) in states.iter_mut().zip(&forces) {
+            body.integrate(f.force, f.torque, 9.81, dt);
         }
         if step % (steps / 20).max(1) == 0 {
             let mean_y = states.iter().map(|s| s.position.y).sum::<f64>() / states.len() as f64;
-            let max_speed = states.iter().map(|s| s.linear_velocity.length()).fold(0.0, f64::max);
+            let max_speed = states.iter().map(|s| s.velocity.length()).fold(0.0, f64::max);
             assert!(mean_y.is_finite() && max_speed.is_finite(), "NaN at step {step}");
             println!("{step:>8} {:>10} {mean_y:>12.4} {max_speed:>12.4}", resident_kib());
         }

@@ -133,6 +133,7 @@ typedef struct KeelWorldDesc {
   // sections stepped alone as tasks on the host's workers, with the same bits as its
   // own threads give. One set without the other is refused.
   KeelEnqueueTask enqueue_task;
+  // Waits for a task enqueue_task returned (see enqueue_task).
   KeelFinishTask finish_task;
   // Passed to enqueue_task and finish_task as user_context.
   void *user_task_context;
@@ -146,14 +147,19 @@ typedef uint64_t KeelWorld;
 
 // What a world holds (keel_world_get_counts).
 typedef struct KeelWorldCounts {
+  // Live hulls.
   uint32_t hull_count;
+  // Live bodies.
   uint32_t body_count;
 } KeelWorldCounts;
 
 // A vector in metres (or m/s, N, ...). Y is up.
 typedef struct KeelVec3 {
+  // X component.
   float x;
+  // Y component (up).
   float y;
+  // Z component.
   float z;
 } KeelVec3;
 
@@ -187,6 +193,7 @@ typedef struct KeelGerstnerWave {
   float wavelength;
   // Horizontal travel direction, normalised inside; must not be zero.
   float direction_x;
+  // Z of the travel direction (see direction_x).
   float direction_z;
   // Q in [0, 1]: 0 = sine wave, 1 = sharpest crest; shapes the crests, not the
   // water's motion. Keep the sum over waves below 1.
@@ -211,10 +218,13 @@ typedef uint32_t KeelSpectrum;
 
 // A triangle mesh in body-local coordinates, scale baked in. The data are copied.
 typedef struct KeelHullDesc {
+  // The vertices, body-local, m.
   const struct KeelVec3 *vertices;
+  // Number of vertices.
   uint32_t vertex_count;
   // 3 per triangle; the outward normal of (a, b, c) is cross(b - a, c - a).
   const uint32_t *indices;
+  // Number of indices (3 per triangle).
   uint32_t index_count;
   // true for Godot meshes, whose triangles wind the other way.
   bool flip_winding;
@@ -243,7 +253,9 @@ typedef struct KeelHullInfo {
   float volume;
   // Volume centroid if closed, else area centroid; body-local.
   struct KeelVec3 centroid;
+  // Lower corner of the axis-aligned bounding box, body-local.
   struct KeelVec3 bounds_min;
+  // Upper corner of the axis-aligned bounding box, body-local.
   struct KeelVec3 bounds_max;
   // Triangles wound against their neighbours and turned to agree with them (each
   // connected piece keeps the winding most of its triangles have).
@@ -252,9 +264,13 @@ typedef struct KeelHullInfo {
 
 // A unit quaternion rotating body-local vectors into world ones.
 typedef struct KeelQuat {
+  // X of the vector part.
   float x;
+  // Y of the vector part.
   float y;
+  // Z of the vector part.
   float z;
+  // Scalar part.
   float w;
 } KeelQuat;
 
@@ -265,6 +281,7 @@ typedef uint32_t KeelBuoyancyModel;
 // A floating body's parameters. Fill with keel_body_desc_default, then set hull and
 // mass; the defaults settle everyday objects, from a 0.2 m crate to a 30 m boat.
 typedef struct KeelBodyDesc {
+  // The hull, from keel_hull_create.
   KeelHull hull;
   // kg, > 0 and at most 1e12.
   float mass;
@@ -353,10 +370,15 @@ typedef struct KeelBodyForces {
   // part in pressure_drag_force and its air part in air_force. With added_mass_ratio
   // x every part is divided by 1 + x and buoyancy_force also holds x m g / (1 + x).
   struct KeelVec3 buoyancy_force;
+  // Skin-friction part of force.
   struct KeelVec3 viscous_force;
+  // Pressure and suction drag part of force.
   struct KeelVec3 pressure_drag_force;
+  // Slamming part of force.
   struct KeelVec3 slamming_force;
+  // Air resistance part of force.
   struct KeelVec3 air_force;
+  // Damping part of force.
   struct KeelVec3 damping_force;
   // Centroid of the submerged volume, world; the centre of mass when dry.
   struct KeelVec3 center_of_buoyancy;
@@ -374,7 +396,9 @@ typedef struct KeelBodyForces {
 
 // A force and where it acts, world.
 typedef struct KeelTriangleForce {
+  // Point of application, world.
   struct KeelVec3 point;
+  // Force, N.
   struct KeelVec3 force;
 } KeelTriangleForce;
 

@@ -68,8 +68,8 @@
 //!
 //! ## Modules
 //!
-//! The source is a house in layers, each module importing only from those above it in
-//! this list (`tests/layers.rs` reads the `mod` lines below, in their order, and fails
+//! The source is a house in layers, each module importing only from those listed before
+//! it (`tests/layers.rs` reads the `mod` lines below, in their order, and fails
 //! on an import that runs back up):
 //!
 //! - [`error`]: what every call returns when it fails;
@@ -87,6 +87,7 @@
 //! - [`world`]: hulls and bodies by id, stepping one body or a batch in parallel, a
 //!   world's snapshot;
 //! - [`hydrostatics`]: flat-water analysis and the stable rest pose;
+//! - [`host`]: a host's rigid body integrated with keel's forces (tests, examples, CLI);
 //! - [`ffi`]: the C ABI (`include/keel.h`).
 //!
 //! `docs/ARCHITECTURE.md` in the repository draws a step's stages and how they are made
@@ -97,7 +98,7 @@
 
 #![warn(missing_docs)]
 
-// The layers, bottom first: each module imports only from those above it here
+// The layers, bottom first: each module imports only from those listed before it
 // (`tests/layers.rs` reads this order; the blank lines keep rustfmt from sorting it).
 pub mod error;
 
@@ -122,6 +123,8 @@ mod step;
 pub mod world;
 
 pub mod hydrostatics;
+
+pub mod host;
 
 pub mod ffi;
 

@@ -271,7 +271,7 @@ impl<'a> Reader<'a> {
             )));
         }
         let history = self.take(rows.saturating_mul(12))?;
-        // Every rate a step can leave is finite (`whole_triangles::narrow` clamps it to
+        // Every rate a step can leave is finite (`loops::whole::narrow` clamps it to
         // f32's range): a NaN or an infinity would make every next step's forces
         // non-finite, so the body could not step until another snapshot came.
         if let Some(at) = history

@@ -10,24 +10,6 @@ use keel::{
     BodyDesc, BodyForces, BodyId, BodyState, BuoyancyModel, GerstnerWater, GerstnerWave, Water, World, WorldDesc,
 };
 
-fn bits(f: &BodyForces) -> Vec<u64> {
-    let vectors = [
-        f.force,
-        f.torque,
-        f.buoyancy_force,
-        f.viscous_force,
-        f.pressure_drag_force,
-        f.slamming_force,
-        f.air_force,
-        f.damping_force,
-        f.center_of_buoyancy,
-    ];
-    let mut out: Vec<u64> = vectors.iter().flat_map(|v| v.to_array().map(f64::to_bits)).collect();
-    out.extend([f.submerged_volume, f.submerged_area, f.wetted_ratio].map(f64::to_bits));
-    out.push(f.submerged_triangle_count as u64);
-    out
-}
-
 /// A world of 60 bodies of four hulls on a Gerstner sea, and their states.
 fn scene(threads: u32) -> (World, Vec<BodyId>, Vec<BodyState>) {
     scene_of(threads, 60, 4)
@@ -94,11 +76,11 @@ fn scene_of(threads: u32, count: usize, kinds: usize) -> (World, Vec<BodyId>, Ve
     (world, ids, states)
 }
 
-fn batch(threads: u32) -> Vec<Vec<u64>> {
+fn batch(threads: u32) -> Vec<[u64; 31]> {
     batch_of(scene(threads), 2)
 }
 
-fn batch_of((mut world, ids, states): (World, Vec<BodyId>, Vec<BodyState>), steps: usize) -> Vec<Vec<u64>> {
+fn batch_of((mut world, ids, states): (World, Vec<BodyId>, Vec<BodyState>), steps: usize) -> Vec<[u64; 31]> {
     let mut out = vec![BodyForces::default(); ids.len()];
     // Two steps or more, so that any history carried between steps is exercised too.
     for _ in 0..steps {
@@ -106,7 +88,7 @@ fn batch_of((mut world, ids, states): (World, Vec<BodyId>, Vec<BodyState>), step
             .step_bodies(&ids, &states, 1.0 / 60.0, &mut out, |s| *s, |f, o| *o = *f)
             .unwrap();
     }
-    out.iter().map(bits).collect()
+    out.iter().map(BodyForces::to_bits).collect()
 }
 
 #[test]
@@ -121,7 +103,7 @@ fn batch_steps_are_bit_identical_for_any_thread_count_and_to_single_steps() {
         single = ids
             .iter()
             .zip(&states)
-            .map(|(id, s)| bits(&world.step_body(*id, s, 1.0 / 60.0).unwrap()))
+            .map(|(id, s)| world.step_body(*id, s, 1.0 / 60.0).unwrap().to_bits())
             .collect();
     }
     assert_eq!(one, single);
@@ -144,7 +126,7 @@ fn a_batch_big_enough_to_prefetch_its_bodies_gives_each_body_its_own_forces() {
         single = ids
             .iter()
             .zip(&states)
-            .map(|(id, s)| bits(&world.step_body(*id, s, 1.0 / 60.0).unwrap()))
+            .map(|(id, s)| world.step_body(*id, s, 1.0 / 60.0).unwrap().to_bits())
             .collect();
     }
     assert_eq!(one, single);
@@ -162,12 +144,12 @@ fn a_big_hull_stepped_alone_shares_its_triangles_and_gets_the_same_forces() {
         assert!(big > 2 * 1024, "{big} triangles");
         let mut forces = Vec::new();
         for _ in 0..3 {
-            forces.push(bits(&world.step_body(ids[3], &states[3], 1.0 / 60.0).unwrap()));
+            forces.push(world.step_body(ids[3], &states[3], 1.0 / 60.0).unwrap().to_bits());
             let mut one = [BodyForces::default()];
             world
                 .step_bodies(&ids[3..4], &states[3..4], 1.0 / 60.0, &mut one, |s| *s, |f, o| *o = *f)
                 .unwrap();
-            forces.push(bits(&one[0]));
+            forces.push(one[0].to_bits());
         }
         if threads == 2 {
             helper_thread_ran();
@@ -223,7 +205,7 @@ fn a_failed_batch_changes_nothing() {
     world
         .step_bodies(&ids, &states, 0.02, &mut out, |s| *s, |f, o| *o = *f)
         .unwrap();
-    let before: Vec<_> = out.iter().map(bits).collect();
+    let before: Vec<_> = out.iter().map(BodyForces::to_bits).collect();
     let detail_before: Vec<_> = ids
         .iter()
         .map(|id| world.body(*id).unwrap().submerged_triangles().count())
@@ -237,7 +219,7 @@ fn a_failed_batch_changes_nothing() {
         .step_bodies(&ids, &states, 0.02, &mut out, |s| *s, |f, o| *o = *f)
         .unwrap_err();
     assert!(err.message.contains("states[59]"), "{}", err.message);
-    assert_eq!(before, out.iter().map(bits).collect::<Vec<_>>());
+    assert_eq!(before, out.iter().map(BodyForces::to_bits).collect::<Vec<_>>());
     let detail_after: Vec<_> = ids
         .iter()
         .map(|id| world.body(*id).unwrap().submerged_triangles().count())
@@ -251,5 +233,5 @@ fn a_failed_batch_changes_nothing() {
         .step_bodies(&twice, &states, 0.02, &mut out, |s| *s, |f, o| *o = *f)
         .unwrap_err();
     assert!(err.message.contains("twice"), "{}", err.message);
-    assert_eq!(before, out.iter().map(bits).collect::<Vec<_>>());
+    assert_eq!(before, out.iter().map(BodyForces::to_bits).collect::<Vec<_>>());
 }

@@ -13,23 +13,6 @@ use keel::forces::{FORCE_ALL, FORCE_DAMPING, FORCE_LUMPED_RESISTANCE, FORCE_SLAM
 use keel::runtime::tasks::TaskSystem;
 use keel::{BodyDesc, BodyForces, BodyId, BodyState, GerstnerWater, GerstnerWave, Water, World, WorldDesc};
 
-fn bits(f: &BodyForces) -> Vec<u64> {
-    let vectors = [
-        f.force,
-        f.torque,
-        f.buoyancy_force,
-        f.viscous_force,
-        f.pressure_drag_force,
-        f.slamming_force,
-        f.air_force,
-        f.damping_force,
-        f.center_of_buoyancy,
-    ];
-    let mut out: Vec<u64> = vectors.iter().flat_map(|v| v.to_array().map(f64::to_bits)).collect();
-    out.extend([f.submerged_volume, f.submerged_area, f.wetted_ratio].map(f64::to_bits));
-    out
-}
-
 /// Boxes (in the lanes), boxes with the lumped resistance (out of them) and two bunnies
 /// (big hulls, the whole-triangle path) on a Gerstner sea with a current and a wind.
 fn scene(mut world: World) -> (World, Vec<BodyId>) {
@@ -106,7 +89,7 @@ fn state(i: usize, frame: usize) -> BodyState {
 
 /// Frames of the whole batch, then of the first bunny alone (`step_body`) and in a batch
 /// of one.
-fn run(world: World) -> Vec<Vec<u64>> {
+fn run(world: World) -> Vec<[u64; 31]> {
     let (mut world, ids) = scene(world);
     let mut out = vec![BodyForces::default(); ids.len()];
     let mut all = Vec::new();
@@ -115,11 +98,16 @@ fn run(world: World) -> Vec<Vec<u64>> {
         world
             .step_bodies(&ids, &states, 1.0 / 60.0, &mut out, |s| *s, |f, o| *o = *f)
             .unwrap();
-        all.extend(out.iter().map(bits));
+        all.extend(out.iter().map(BodyForces::to_bits));
     }
     let rabbit = ids[40];
     for frame in 4..7 {
-        all.push(bits(&world.step_body(rabbit, &state(40, frame), 1.0 / 60.0).unwrap()));
+        all.push(
+            world
+                .step_body(rabbit, &state(40, frame), 1.0 / 60.0)
+                .unwrap()
+                .to_bits(),
+        );
         let mut one = [BodyForces::default()];
         world
             .step_bodies(
@@ -131,7 +119,7 @@ fn run(world: World) -> Vec<Vec<u64>> {
                 |f, o| *o = *f,
             )
             .unwrap();
-        all.push(bits(&one[0]));
+        all.push(one[0].to_bits());
     }
     all
 }

@@ -316,7 +316,8 @@ fn the_layers_stand_in_the_order_of_the_issue() {
         ("body", "step"),
         ("step", "world"),
         ("world", "hydrostatics"),
-        ("hydrostatics", "ffi"),
+        ("hydrostatics", "host"),
+        ("host", "ffi"),
     ];
     for (low, high) in below {
         assert!(

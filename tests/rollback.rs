@@ -10,24 +10,6 @@ use glam::{DQuat, DVec2, DVec3};
 use keel::forces::{FORCE_ALL, FORCE_DAMPING, FORCE_LUMPED_RESISTANCE, FORCE_SLAMMING};
 use keel::{BodyDesc, BodyForces, BodyId, ErrorKind, GerstnerWater, GerstnerWave, HullId, Water, World, WorldDesc};
 
-fn bits(f: &BodyForces) -> Vec<u64> {
-    let vectors = [
-        f.force,
-        f.torque,
-        f.buoyancy_force,
-        f.viscous_force,
-        f.pressure_drag_force,
-        f.slamming_force,
-        f.air_force,
-        f.damping_force,
-        f.center_of_buoyancy,
-    ];
-    let mut out: Vec<u64> = vectors.iter().flat_map(|v| v.to_array().map(f64::to_bits)).collect();
-    out.extend([f.submerged_volume, f.submerged_area, f.wetted_ratio].map(f64::to_bits));
-    out.push(f.submerged_triangle_count as u64);
-    out
-}
-
 const DT: f64 = 1.0 / 60.0;
 
 /// A Gerstner sea with a current and a wind, every force on: boxes (stepped in the
@@ -125,7 +107,7 @@ fn scene(threads: u32, boxes: usize) -> Scene {
 impl Scene {
     /// One frame: every body stepped (in a batch, or one at a time), integrated, and the
     /// water's time moved on. Returns the forces' bits and the state hash after.
-    fn frame(&mut self, batch: bool) -> (Vec<Vec<u64>>, u64) {
+    fn frame(&mut self, batch: bool) -> (Vec<[u64; 31]>, u64) {
         let states: Vec<_> = self.hosts.iter().map(RigidBody::state).collect();
         let forces = if batch {
             let mut out = vec![BodyForces::default(); self.ids.len()];
@@ -146,15 +128,18 @@ impl Scene {
         }
         let time = self.world.time();
         self.world.set_time(time + DT).unwrap();
-        (forces.iter().map(bits).collect(), self.world.state_hash())
+        (
+            forces.iter().map(BodyForces::to_bits).collect(),
+            self.world.state_hash(),
+        )
     }
 
-    fn frames(&mut self, n: usize, batch: bool) -> Vec<(Vec<Vec<u64>>, u64)> {
+    fn frames(&mut self, n: usize, batch: bool) -> Vec<(Vec<[u64; 31]>, u64)> {
         (0..n).map(|_| self.frame(batch)).collect()
     }
 }
 
-fn slamming_of(frames: &[(Vec<Vec<u64>>, u64)]) -> bool {
+fn slamming_of(frames: &[(Vec<[u64; 31]>, u64)]) -> bool {
     // Bits 15..18 are the slamming force.
     frames
         .iter()

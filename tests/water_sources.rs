@@ -593,7 +593,7 @@ fn a_batch_with_one_body_that_cannot_be_stepped_fails_whole_and_changes_no_body(
     // Host water answering heights beyond reason under the third body: refused while
     // sampling, after the first two were sampled. (A body whose forces overflow after
     // they are computed is undone the same way; the limits on every input keep that out
-    // of reach of valid calls, so the undo itself is tested in src/body/tests.rs.)
+    // of reach of valid calls, so the undo itself is tested in src/step/tests.rs.)
     let cases = [(
         "cliff",
         Water::Custom(std::sync::Arc::new(Cliff)),

@@ -1,63 +1,19 @@
 //! The host's half of a simulation: a rigid body integrated with the forces keel returns,
-//! as a game engine's physics loop would (semi-implicit Euler with the gyroscopic term).
-//! Keel computes the forces; this file only integrates and records them.
+//! as a game engine's physics loop would (keel's host integrator, [`keel::host`]).
+//! Keel computes the forces and its host module integrates them; this file runs the
+//! scene and records it.
 
 use std::time::{Duration, Instant};
 
-use glam::{DMat3, DQuat, DVec3};
+use glam::{DQuat, DVec3};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use keel::{BodyForces, BodyId, BodyState, HullId, World};
+use keel::{BodyForces, BodyId, HullId, World};
 
 use crate::error::Result;
 use crate::mesh::Mesh;
 
-/// A rigid body: mass properties about the centre of mass, pose and motion.
-#[derive(Clone, Copy, Debug)]
-pub struct RigidBody {
-    pub mass: f64,
-    /// Inertia about the centre of mass, body axes.
-    pub inertia: DMat3,
-    /// Centre of mass, body-local.
-    pub com_local: DVec3,
-    /// Body origin, world.
-    pub position: DVec3,
-    pub rotation: DQuat,
-    /// Of the centre of mass.
-    pub velocity: DVec3,
-    /// World axes.
-    pub angular_velocity: DVec3,
-}
-
-impl RigidBody {
-    pub fn com(&self) -> DVec3 {
-        self.position + self.rotation * self.com_local
-    }
-
-    pub fn state(&self) -> BodyState {
-        BodyState {
-            position: self.position,
-            rotation: self.rotation,
-            linear_velocity: self.velocity,
-            angular_velocity: self.angular_velocity,
-            center_of_mass: self.com(),
-        }
-    }
-
-    /// One step under `force` and `torque` (about the centre of mass) plus gravity.
-    pub fn integrate(&mut self, force: DVec3, torque: DVec3, gravity: f64, dt: f64) {
-        let com = self.com();
-        self.velocity += (force / self.mass - DVec3::Y * gravity) * dt;
-        let r = DMat3::from_quat(self.rotation);
-        let inertia = r * self.inertia * r.transpose();
-        let w = self.angular_velocity;
-        self.angular_velocity += inertia.inverse() * (torque - w.cross(inertia * w)) * dt;
-        let com = com + self.velocity * dt;
-        let w = self.angular_velocity;
-        let spin = DQuat::from_xyzw(w.x, w.y, w.z, 0.0) * self.rotation * (0.5 * dt);
-        self.rotation = (self.rotation + spin).normalize();
-        self.position = com - self.rotation * self.com_local;
-    }
-}
+/// The rigid body: keel's host integrator (semi-implicit Euler with the gyroscopic term).
+pub use keel::host::RigidBody;
 
 /// Roll (heel, +X side up positive, through the whole turn: 180 degrees is upside down)
 /// and pitch (trim, +Z end down positive), radians: `keel::hydrostatics::attitude`, the

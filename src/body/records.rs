@@ -124,7 +124,7 @@ pub(crate) struct Replay {
 }
 
 /// A [`Replay`] as a body keeps it: without the description, which is the body's own
-/// unless the host has changed it since ([`Body::set_desc`] then keeps the old one aside).
+/// unless the host has changed it since ([`Body::set_desc`](super::Body::set_desc) then keeps the old one aside).
 /// 160 bytes fewer to write per step, which 10000 small bodies feel.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct KeptReplay {

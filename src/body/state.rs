@@ -157,6 +157,30 @@ impl BodyForces {
             && self.submerged_area.is_finite()
             && self.wetted_ratio.is_finite()
     }
+
+    /// Every number's bits, in field order (the vectors' x, y, z; then the volume, the
+    /// area, the wetted ratio, the piece count): two steps agree to the bit when these
+    /// do, which is how determinism, rollback and moved code are checked.
+    pub fn to_bits(&self) -> [u64; 31] {
+        let vectors = [
+            self.force,
+            self.torque,
+            self.buoyancy_force,
+            self.viscous_force,
+            self.pressure_drag_force,
+            self.slamming_force,
+            self.air_force,
+            self.damping_force,
+            self.center_of_buoyancy,
+        ];
+        let mut out = [0; 31];
+        for (i, v) in vectors.iter().enumerate() {
+            out[3 * i..3 * i + 3].copy_from_slice(&v.to_array().map(f64::to_bits));
+        }
+        out[27..30].copy_from_slice(&[self.submerged_volume, self.submerged_area, self.wetted_ratio].map(f64::to_bits));
+        out[30] = u64::from(self.submerged_triangle_count);
+        out
+    }
 }
 
 /// A force and the world point where it acts.

@@ -63,8 +63,11 @@ pub type KeelBody = u64;
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct KeelVec3 {
+    /// X component.
     pub x: f32,
+    /// Y component (up).
     pub y: f32,
+    /// Z component.
     pub z: f32,
 }
 
@@ -72,9 +75,13 @@ pub struct KeelVec3 {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub struct KeelQuat {
+    /// X of the vector part.
     pub x: f32,
+    /// Y of the vector part.
     pub y: f32,
+    /// Z of the vector part.
     pub z: f32,
+    /// Scalar part.
     pub w: f32,
 }
 
@@ -119,7 +126,9 @@ impl From<DVec3> for KeelVec3 {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct KeelWorldCounts {
+    /// Live hulls.
     pub hull_count: u32,
+    /// Live bodies.
     pub body_count: u32,
 }
 
@@ -151,6 +160,7 @@ pub struct KeelWorldDesc {
     /// sections stepped alone as tasks on the host's workers, with the same bits as its
     /// own threads give. One set without the other is refused.
     pub enqueue_task: KeelEnqueueTask,
+    /// Waits for a task enqueue_task returned (see enqueue_task).
     pub finish_task: KeelFinishTask,
     /// Passed to enqueue_task and finish_task as user_context.
     pub user_task_context: *mut std::ffi::c_void,
@@ -221,6 +231,7 @@ pub struct KeelGerstnerWave {
     pub wavelength: f32,
     /// Horizontal travel direction, normalised inside; must not be zero.
     pub direction_x: f32,
+    /// Z of the travel direction (see direction_x).
     pub direction_z: f32,
     /// Q in [0, 1]: 0 = sine wave, 1 = sharpest crest; shapes the crests, not the
     /// water's motion. Keep the sum over waves below 1.
@@ -233,10 +244,13 @@ pub struct KeelGerstnerWave {
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 pub struct KeelHullDesc {
+    /// The vertices, body-local, m.
     pub vertices: *const KeelVec3,
+    /// Number of vertices.
     pub vertex_count: u32,
     /// 3 per triangle; the outward normal of (a, b, c) is cross(b - a, c - a).
     pub indices: *const u32,
+    /// Number of indices (3 per triangle).
     pub index_count: u32,
     /// true for Godot meshes, whose triangles wind the other way.
     pub flip_winding: bool,
@@ -264,7 +278,9 @@ pub struct KeelHullInfo {
     pub volume: f32,
     /// Volume centroid if closed, else area centroid; body-local.
     pub centroid: KeelVec3,
+    /// Lower corner of the axis-aligned bounding box, body-local.
     pub bounds_min: KeelVec3,
+    /// Upper corner of the axis-aligned bounding box, body-local.
     pub bounds_max: KeelVec3,
     /// Triangles wound against their neighbours and turned to agree with them (each
     /// connected piece keeps the winding most of its triangles have).
@@ -322,6 +338,7 @@ pub const KEEL_FORCE_LUMPED_RESISTANCE: u32 = 32;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub struct KeelBodyDesc {
+    /// The hull, from keel_hull_create.
     pub hull: KeelHull,
     /// kg, > 0 and at most 1e12.
     pub mass: f32,
@@ -503,10 +520,15 @@ pub struct KeelBodyForces {
     /// part in pressure_drag_force and its air part in air_force. With added_mass_ratio
     /// x every part is divided by 1 + x and buoyancy_force also holds x m g / (1 + x).
     pub buoyancy_force: KeelVec3,
+    /// Skin-friction part of force.
     pub viscous_force: KeelVec3,
+    /// Pressure and suction drag part of force.
     pub pressure_drag_force: KeelVec3,
+    /// Slamming part of force.
     pub slamming_force: KeelVec3,
+    /// Air resistance part of force.
     pub air_force: KeelVec3,
+    /// Damping part of force.
     pub damping_force: KeelVec3,
     /// Centroid of the submerged volume, world; the centre of mass when dry.
     pub center_of_buoyancy: KeelVec3,
@@ -546,7 +568,9 @@ impl From<&BodyForces> for KeelBodyForces {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct KeelTriangleForce {
+    /// Point of application, world.
     pub point: KeelVec3,
+    /// Force, N.
     pub force: KeelVec3,
 }
 

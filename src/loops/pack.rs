@@ -12,8 +12,8 @@
 //! the forces, are the same bits on every processor. Past the packed rows, the buffer
 //! holds unspecified numbers (zeros or copies of rows not chosen): the reader clears them.
 //!
-//! One of three places with `unsafe` outside [`crate::ffi`] (with [`crate::runtime::prefetch`]
-//! and [`crate::runtime::team`]): the AVX-512 loads and stores take raw pointers.
+//! One of five files with `unsafe` outside [`crate::ffi`] (docs/ARCHITECTURE.md lists
+//! them): the AVX-512 loads and stores take raw pointers.
 
 /// Rows per lane group.
 pub(crate) const LANES: usize = 8;

@@ -5,7 +5,7 @@
 //! processor's own prefetcher does not foresee. A batch asks for the next body's buffers
 //! before it steps one ([`crate::body::Body::prefetch`]).
 //!
-//! One of two places with `unsafe` outside [`crate::ffi`] (the other is [`crate::runtime::team`]):
+//! One of five files with `unsafe` outside [`crate::ffi`] (docs/ARCHITECTURE.md lists them):
 //! Rust has no stable safe prefetch, and `_mm_prefetch` is a
 //! `#[target_feature(enable = "sse")]` function, which safe code may call only from a
 //! function that lists SSE itself, although every x86-64 processor has it. On other

@@ -76,7 +76,9 @@ impl Section {
 /// What [`report`] gives for one section: total nanoseconds and how many times it ran.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Totals {
+    /// Wall-clock time spent in the section, summed over its runs, ns.
     pub nanoseconds: u64,
+    /// How many times the section ran.
     pub count: u64,
 }
 

@@ -119,6 +119,9 @@ namespace Keel.Native
         /// own threads give. One set without the other is refused.
         /// </summary>
         public IntPtr enqueue_task;
+        /// <summary>
+        /// Waits for a task enqueue_task returned (see enqueue_task).
+        /// </summary>
         public IntPtr finish_task;
         /// <summary>
         /// Passed to enqueue_task and finish_task as user_context.
@@ -137,7 +140,13 @@ namespace Keel.Native
     [StructLayout(LayoutKind.Sequential)]
     public unsafe struct KeelWorldCounts
     {
+        /// <summary>
+        /// Live hulls.
+        /// </summary>
         public uint hull_count;
+        /// <summary>
+        /// Live bodies.
+        /// </summary>
         public uint body_count;
     }
 
@@ -147,8 +156,17 @@ namespace Keel.Native
     [StructLayout(LayoutKind.Sequential)]
     public unsafe struct KeelVec3
     {
+        /// <summary>
+        /// X component.
+        /// </summary>
         public float x;
+        /// <summary>
+        /// Y component (up).
+        /// </summary>
         public float y;
+        /// <summary>
+        /// Z component.
+        /// </summary>
         public float z;
     }
 
@@ -207,6 +225,9 @@ namespace Keel.Native
         /// Horizontal travel direction, normalised inside; must not be zero.
         /// </summary>
         public float direction_x;
+        /// <summary>
+        /// Z of the travel direction (see direction_x).
+        /// </summary>
         public float direction_z;
         /// <summary>
         /// Q in [0, 1]: 0 = sine wave, 1 = sharpest crest; shapes the crests, not the
@@ -233,12 +254,21 @@ namespace Keel.Native
     [StructLayout(LayoutKind.Sequential)]
     public unsafe struct KeelHullDesc
     {
+        /// <summary>
+        /// The vertices, body-local, m.
+        /// </summary>
         public KeelVec3* vertices;
+        /// <summary>
+        /// Number of vertices.
+        /// </summary>
         public uint vertex_count;
         /// <summary>
         /// 3 per triangle; the outward normal of (a, b, c) is cross(b - a, c - a).
         /// </summary>
         public uint* indices;
+        /// <summary>
+        /// Number of indices (3 per triangle).
+        /// </summary>
         public uint index_count;
         /// <summary>
         /// true for Godot meshes, whose triangles wind the other way.
@@ -289,7 +319,13 @@ namespace Keel.Native
         /// Volume centroid if closed, else area centroid; body-local.
         /// </summary>
         public KeelVec3 centroid;
+        /// <summary>
+        /// Lower corner of the axis-aligned bounding box, body-local.
+        /// </summary>
         public KeelVec3 bounds_min;
+        /// <summary>
+        /// Upper corner of the axis-aligned bounding box, body-local.
+        /// </summary>
         public KeelVec3 bounds_max;
         /// <summary>
         /// Triangles wound against their neighbours and turned to agree with them (each
@@ -304,9 +340,21 @@ namespace Keel.Native
     [StructLayout(LayoutKind.Sequential)]
     public unsafe struct KeelQuat
     {
+        /// <summary>
+        /// X of the vector part.
+        /// </summary>
         public float x;
+        /// <summary>
+        /// Y of the vector part.
+        /// </summary>
         public float y;
+        /// <summary>
+        /// Z of the vector part.
+        /// </summary>
         public float z;
+        /// <summary>
+        /// Scalar part.
+        /// </summary>
         public float w;
     }
 
@@ -317,6 +365,9 @@ namespace Keel.Native
     [StructLayout(LayoutKind.Sequential)]
     public unsafe struct KeelBodyDesc
     {
+        /// <summary>
+        /// The hull, from keel_hull_create.
+        /// </summary>
         public ulong hull;
         /// <summary>
         /// kg, &gt; 0 and at most 1e12.
@@ -473,10 +524,25 @@ namespace Keel.Native
         /// x every part is divided by 1 + x and buoyancy_force also holds x m g / (1 + x).
         /// </summary>
         public KeelVec3 buoyancy_force;
+        /// <summary>
+        /// Skin-friction part of force.
+        /// </summary>
         public KeelVec3 viscous_force;
+        /// <summary>
+        /// Pressure and suction drag part of force.
+        /// </summary>
         public KeelVec3 pressure_drag_force;
+        /// <summary>
+        /// Slamming part of force.
+        /// </summary>
         public KeelVec3 slamming_force;
+        /// <summary>
+        /// Air resistance part of force.
+        /// </summary>
         public KeelVec3 air_force;
+        /// <summary>
+        /// Damping part of force.
+        /// </summary>
         public KeelVec3 damping_force;
         /// <summary>
         /// Centroid of the submerged volume, world; the centre of mass when dry.
@@ -508,7 +574,13 @@ namespace Keel.Native
     [StructLayout(LayoutKind.Sequential)]
     public unsafe struct KeelTriangleForce
     {
+        /// <summary>
+        /// Point of application, world.
+        /// </summary>
         public KeelVec3 point;
+        /// <summary>
+        /// Force, N.
+        /// </summary>
         public KeelVec3 force;
     }
 

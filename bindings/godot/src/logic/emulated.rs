@@ -1,12 +1,14 @@
-//! The whole chain a `BuoyantBody3D` runs each physics frame, against a small stand-in for
-//! Godot's rigid-body integrator: read the direct state ([`super::state`]), step the fleet
-//! in one batch ([`super::fleet`]), apply the central force and the torque
-//! ([`super::apply`]), integrate. Bodies dropped on still water must settle at
+//! The whole chain a `BuoyantBody3D` runs each physics frame, against a stand-in for
+//! Godot's rigid-body integrator (keel's host integrator, [`keel::host::RigidBody`]:
+//! semi-implicit Euler as Godot's, plus the gyroscopic term Godot leaves out): read the
+//! direct state ([`super::state`]), step the fleet in one batch ([`super::fleet`]), apply
+//! the central force and the torque ([`super::apply`]), integrate. Bodies dropped on still water must settle at
 //! Archimedes' draft, level, at rest: the headless Godot test's check, without Godot.
 
 #![cfg(test)]
 
 use glam::{DMat3, DQuat, DVec3, Vec3};
+use keel::host::RigidBody;
 use keel::hull::box_mesh;
 use keel::{World, WorldDesc};
 
@@ -17,55 +19,31 @@ use super::state::{DirectState, body_state, principal_inertia};
 
 const G: f64 = 9.81;
 
-/// A rigid body as Godot integrates it: semi-implicit Euler, gravity added by the engine.
-struct Rigid {
-    position: DVec3,
-    rotation: DQuat,
-    velocity: DVec3,
-    spin: DVec3,
-    mass: f64,
-    /// Principal moments about the centre of mass, body axes.
-    inertia: DVec3,
+/// What Godot's direct state shows of `body` (its centre of mass at its origin).
+fn direct(body: &RigidBody) -> DirectState {
+    DirectState {
+        origin: body.position,
+        basis: DMat3::from_quat(body.rotation),
+        linear_velocity: body.velocity,
+        angular_velocity: body.angular_velocity,
+        center_of_mass_offset: DVec3::ZERO,
+    }
 }
 
-impl Rigid {
-    fn direct(&self) -> DirectState {
-        DirectState {
-            origin: self.position,
-            basis: DMat3::from_quat(self.rotation),
-            linear_velocity: self.velocity,
-            angular_velocity: self.spin,
-            center_of_mass_offset: DVec3::ZERO,
-        }
-    }
-
-    /// What `_integrate_forces` reads: keel's state and the mass properties, from
-    /// Godot's inverse mass and inverse inertia about world-turned principal axes.
-    fn read(&self) -> (keel::BodyState, MassProperties) {
-        let state = body_state(&self.direct());
-        let (inertia, inertia_rotation) = principal_inertia(
-            DVec3::ONE / self.inertia,
-            DMat3::from_quat(self.rotation),
-            state.rotation,
-        );
-        let mass = MassProperties {
-            mass: self.mass,
-            inertia,
-            inertia_rotation,
-        };
-        (state, mass)
-    }
-
-    fn integrate(&mut self, force: DVec3, torque: DVec3, dt: f64) {
-        self.velocity += (force / self.mass - DVec3::Y * G) * dt;
-        self.position += self.velocity * dt;
-        let r = DMat3::from_quat(self.rotation);
-        let inverse = r * DMat3::from_diagonal(DVec3::ONE / self.inertia) * r.transpose();
-        self.spin += inverse * torque * dt;
-        let w = self.spin;
-        let dq = DQuat::from_xyzw(w.x, w.y, w.z, 0.0) * self.rotation * (0.5 * dt);
-        self.rotation = (self.rotation + dq).normalize();
-    }
+/// What `_integrate_forces` reads: keel's state and the mass properties, from Godot's
+/// inverse mass and inverse inertia about world-turned principal axes (`body`'s inertia
+/// is diagonal in its own axes).
+fn read(body: &RigidBody) -> (keel::BodyState, MassProperties) {
+    let state = body_state(&direct(body));
+    let moments = DVec3::new(body.inertia.x_axis.x, body.inertia.y_axis.y, body.inertia.z_axis.z);
+    let (inertia, inertia_rotation) =
+        principal_inertia(DVec3::ONE / moments, DMat3::from_quat(body.rotation), state.rotation);
+    let mass = MassProperties {
+        mass: body.mass,
+        inertia,
+        inertia_rotation,
+    };
+    (state, mass)
 }
 
 fn godot_box(size: Vec3) -> BakedMesh {
@@ -84,10 +62,6 @@ fn godot_box(size: Vec3) -> BakedMesh {
     .unwrap()
 }
 
-fn box_inertia(mass: f64, s: DVec3) -> DVec3 {
-    DVec3::new(s.y * s.y + s.z * s.z, s.x * s.x + s.z * s.z, s.x * s.x + s.y * s.y) * (mass / 12.0)
-}
-
 #[test]
 fn dropped_box_and_raft_settle_at_archimedes_draft() {
     let mut world = World::new(&WorldDesc {
@@ -101,17 +75,10 @@ fn dropped_box_and_raft_settle_at_archimedes_draft() {
         (DVec3::ONE, 150.0, DVec3::new(-3.0, 1.0, 0.0)),
         (DVec3::new(2.0, 0.4, 2.0), 640.0, DVec3::new(3.0, 0.6, 0.0)),
     ];
-    let mut bodies: Vec<Rigid> = specs
+    // A small heel, so that the righting torque has work to do.
+    let mut bodies: Vec<RigidBody> = specs
         .iter()
-        .map(|&(size, mass, at)| Rigid {
-            position: at,
-            // A small heel, so that the righting torque has work to do.
-            rotation: DQuat::from_rotation_z(0.1),
-            velocity: DVec3::ZERO,
-            spin: DVec3::ZERO,
-            mass,
-            inertia: box_inertia(mass, size),
-        })
+        .map(|&(size, mass, at)| RigidBody::homogeneous_box(size, mass, at, DQuat::from_rotation_z(0.1)))
         .collect();
     let mut fleet = Fleet::<usize>::default();
     for (i, (size, _, _)) in specs.iter().enumerate() {
@@ -120,13 +87,13 @@ fn dropped_box_and_raft_settle_at_archimedes_draft() {
     let dt = 1.0 / 60.0;
     let mut fastest = [0.0_f64; 2];
     for frame in 0..900 {
-        let reads: Vec<_> = bodies.iter().map(Rigid::read).collect();
+        let reads: Vec<_> = bodies.iter().map(read).collect();
         fleet.step(&mut world, dt, |i| Some(reads[i]));
         for (i, body) in bodies.iter_mut().enumerate() {
             let a = fleet.entry(i).unwrap().outcome.expect("stepped").application;
-            body.integrate(a.central_force, a.torque, dt);
+            body.integrate(a.central_force, a.torque, G, dt);
             if frame >= 840 {
-                fastest[i] = fastest[i].max(body.velocity.length() + body.spin.length());
+                fastest[i] = fastest[i].max(body.velocity.length() + body.angular_velocity.length());
             }
         }
     }
