@@ -10,6 +10,7 @@
 
 mod common;
 #[path = "common/engine.rs"]
+#[allow(dead_code)]
 mod engine;
 #[path = "../../../xtask/src/godot/libraries.rs"]
 #[allow(dead_code)]
