@@ -80,17 +80,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             Some(file) => file.clone(),
             None => build(&root, library, &args)?,
         };
-        let mut entries = vec![library];
-        // The editor (and a debug export) loads the debug entry whatever was built: a
-        // release build fills it too, or the editor would not load the addon.
-        if library.release {
-            entries.extend(
-                libraries::LIBRARIES
-                    .iter()
-                    .find(|l| !l.release && l.tag == library.tag.replace(".release", ".debug")),
-            );
-        }
-        for entry in entries {
+        for entry in entries(library) {
             let dest = addon.join("bin").join(entry.file);
             check_listed(&addon, entry)?;
             fs::copy(&built, &dest)
@@ -108,6 +98,21 @@ pub fn run(args: &[String]) -> Result<(), String> {
         headless_test(&demo)?;
     }
     Ok(())
+}
+
+/// The entries of `keel.gdextension` a build for `library` fills: the editor (and a
+/// debug export) loads the debug entry whatever was built, so a release build fills it
+/// too, or the editor would not load the addon.
+fn entries(library: &'static Library) -> Vec<&'static Library> {
+    let mut entries = vec![library];
+    if library.release {
+        entries.extend(
+            libraries::LIBRARIES
+                .iter()
+                .find(|l| !l.release && l.tag == library.tag.replace(".release", ".debug")),
+        );
+    }
+    entries
 }
 
 /// `cargo build` of the extension; the built library's path (a universal macOS
@@ -235,5 +240,33 @@ fn headless_test(demo: &Path) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("the headless test failed ({status})"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `cargo xtask godot --release` fills the debug entry of the same platform too (the
+    /// one the editor loads), and `keel.gdextension` lists both.
+    #[test]
+    fn a_release_build_fills_the_debug_entry() {
+        let addon = root().join("godot-addon/addons/keel");
+        let releases: Vec<&Library> = libraries::LIBRARIES.iter().filter(|l| l.release).collect();
+        assert!(!releases.is_empty());
+        for release in releases {
+            let filled = entries(release);
+            let debug: Vec<&&Library> = filled.iter().filter(|l| !l.release).collect();
+            assert_eq!(debug.len(), 1, "{}: fills {filled:?}", release.tag);
+            let debug = debug[0];
+            assert_eq!((debug.os, debug.arch), (release.os, release.arch), "{}", release.tag);
+            assert!(debug.tag.contains(".debug"), "{}", debug.tag);
+            for entry in &filled {
+                check_listed(&addon, entry).unwrap();
+            }
+        }
+        // A debug build fills only its own entry.
+        let debug = libraries::LIBRARIES.iter().find(|l| !l.release).unwrap();
+        assert_eq!(entries(debug), vec![debug]);
     }
 }

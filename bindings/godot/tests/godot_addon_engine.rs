@@ -1,100 +1,32 @@
-//! The addon in the real engine: Godot 4.6 (the Debian sid chroot the project provisions
-//! at `~/.cache/keel/godot-sid`, or `$KEEL_GODOT_CHROOT`) runs small GDScript scenes
-//! written here, under GodotPhysics3D and Jolt, with the library cargo built beside this
-//! test installed as the addon's debug entry. Each scene prints `CHECK name ok|FAIL
-//! detail` lines; the Rust side also counts what Godot printed (warnings once, no
-//! engine errors).
+//! The addon in the real engine: Godot 4.6 (provisioned by
+//! `godot-addon/tools/provision-godot.sh`) runs small GDScript scenes written here,
+//! under GodotPhysics3D and Jolt, with the library cargo built beside this test installed
+//! as the addon's debug entry. The projects are staged by the shared harness
+//! (`common/engine.rs`: copied under the chroot's `/tmp`, no bind mount). Each scene
+//! prints `CHECK name ok|FAIL detail` lines; the Rust side also counts what Godot printed
+//! (warnings once, no engine errors).
 //!
-//! Without the chroot (or without root to bind-mount the worktree into it) each test
-//! prints `skipped: <why>`; under `CI=true` it fails instead.
+//! Without root or network each test prints `skipped: <why>`; under `CI=true` it fails
+//! instead.
 
 mod common;
-
+#[path = "common/engine.rs"]
+#[allow(dead_code)]
+mod engine;
 #[path = "../../../xtask/src/godot/libraries.rs"]
 #[allow(dead_code)]
 mod libraries;
 
-use std::fs;
-use std::path::PathBuf;
-use std::process::{Command, Output};
-use std::sync::Mutex;
+use std::time::Duration;
 
-/// The two physics servers of Godot 4.6, as `project.godot` names them.
-const PHYSICS: [&str; 2] = ["GodotPhysics3D", "Jolt Physics"];
+use engine::{PHYSICS, Physics};
 
-/// One run at a time: the bind mount and the machine's two cores are shared.
-static ENGINE: Mutex<()> = Mutex::new(());
-
-fn ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
-/// Prints why the test cannot run, or fails under CI.
-fn skip(why: &str) {
-    assert!(!ci(), "CI must run the Godot engine tests: {why}");
-    println!("skipped: {why}");
-}
-
-/// The chroot holding Godot, with this worktree bind-mounted at its own path inside.
-fn chroot() -> Result<PathBuf, String> {
-    let dir = match std::env::var_os("KEEL_GODOT_CHROOT") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(std::env::var_os("HOME").ok_or("no HOME")?).join(".cache/keel/godot-sid"),
-    };
-    if !dir.join("usr/bin/godot").exists() {
-        return Err(format!(
-            "no Godot chroot at {} (the project's provisioning script makes it)",
-            dir.display()
-        ));
-    }
-    let root = common::root();
-    let inside = dir.join(root.strip_prefix("/").unwrap());
-    let mounted = Command::new("mountpoint")
-        .arg("-q")
-        .arg(&inside)
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
-        fs::create_dir_all(&inside).map_err(|e| format!("{}: {e}", inside.display()))?;
-        let status = Command::new("mount")
-            .arg("--bind")
-            .arg(&root)
-            .arg(&inside)
-            .status()
-            .map_err(|e| format!("cannot run mount: {e}"))?;
-        if !status.success() {
-            return Err(format!(
-                "cannot bind-mount {} into the chroot (root needed)",
-                root.display()
-            ));
-        }
-    }
-    Ok(dir)
-}
-
-/// The debug library cargo built beside this test.
-fn built_library() -> Option<PathBuf> {
-    let library = libraries::find(None, false)?;
-    let exe = std::env::current_exe().ok()?;
-    let deps = exe.parent()?;
-    [
-        deps.join(library.cargo_file()),
-        deps.parent()?.join(library.cargo_file()),
-    ]
-    .into_iter()
-    .find(|p| p.exists())
-}
-
-/// What Godot printed.
-struct Run {
-    stdout: String,
-    stderr: String,
-    success: bool,
-}
+/// What Godot printed in one run of a scene.
+struct Run(engine::Run);
 
 impl Run {
-    fn all(&self) -> String {
-        format!("{}\n{}", self.stdout, self.stderr)
+    fn all(&self) -> &str {
+        &self.0.log
     }
 
     /// How many lines contain `text`.
@@ -103,101 +35,55 @@ impl Run {
     }
 
     /// Fails with the output unless every `CHECK` passed and at least `expected` ran.
-    fn assert_checks(&self, expected: usize, label: &str) {
-        let checks: Vec<&str> = self.stdout.lines().filter(|l| l.starts_with("CHECK ")).collect();
+    fn assert_checks(&self, expected: usize, label: &Physics) {
+        let checks: Vec<&str> = self.all().lines().filter(|l| l.starts_with("CHECK ")).collect();
         let failed: Vec<&&str> = checks.iter().filter(|l| !l.ends_with(" ok")).collect();
         assert!(
-            self.success && failed.is_empty() && checks.len() >= expected,
-            "{label}: {} of {} checks failed (expected {expected} checks), exit ok {}:\n{}",
+            self.0.succeeded() && failed.is_empty() && checks.len() >= expected,
+            "{label:?}: {} of {} checks failed (expected {expected} checks), exit {:?} (timed out: {}):\n{}",
             failed.len(),
             checks.len(),
-            self.success,
+            self.0.code,
+            self.0.timed_out,
             self.all()
         );
-        println!("{label}: {} checks passed", checks.len());
+        println!("{label:?}: {} checks passed", checks.len());
     }
 
     /// The values of `KEY value` lines, in order.
     fn values(&self, key: &str) -> Vec<String> {
         let prefix = format!("{key} ");
-        self.stdout
+        self.all()
             .lines()
             .filter_map(|l| l.strip_prefix(&prefix).map(str::to_string))
             .collect()
     }
 }
 
-/// A Godot project under target/ (inside the bind mount) with the addon, this build as
-/// its debug library, and `script` as `res://test.gd`; runs it headless for at most
-/// `frames` physics frames with `args` after `--`.
-fn run(name: &str, physics: &str, script: &str, args: &[&str]) -> Result<Run, String> {
-    let _guard = ENGINE.lock().unwrap_or_else(|e| e.into_inner());
-    let chroot = chroot()?;
-    let library = libraries::find(None, false).ok_or("keel.gdextension has no library for this machine")?;
-    let built = built_library().ok_or("cargo did not build the cdylib beside the tests")?;
-    let slug: String = physics.chars().filter(char::is_ascii_alphanumeric).collect();
-    let project = common::root()
-        .join("target/godot-engine-tests")
-        .join(format!("{name}-{slug}-{}", std::process::id()));
-    if project.exists() {
-        fs::remove_dir_all(&project).map_err(|e| e.to_string())?;
-    }
-    fs::create_dir_all(&project).map_err(|e| e.to_string())?;
-    let installed = libraries::install(&common::addon(), &project).map_err(|e| e.to_string())?;
-    fs::create_dir_all(installed.join("bin")).map_err(|e| e.to_string())?;
-    fs::copy(&built, installed.join("bin").join(library.file)).map_err(|e| e.to_string())?;
-    fs::write(
-        project.join("project.godot"),
-        format!(
-            "config_version=5\n\n[application]\n\nconfig/name=\"{name}\"\n\n[physics]\n\n\
-             common/physics_ticks_per_second=60\n3d/default_gravity=9.81\n3d/physics_engine=\"{physics}\"\n"
-        ),
-    )
-    .map_err(|e| e.to_string())?;
-    fs::write(project.join("test.gd"), script).map_err(|e| e.to_string())?;
-    let godot = |extra: &[&str]| -> Result<Output, String> {
-        Command::new("timeout")
-            .arg("300")
-            .arg("chroot")
-            .arg(&chroot)
-            .args(["godot", "--headless", "--path"])
-            .arg(&project)
-            .args(extra)
-            .output()
-            .map_err(|e| format!("cannot run godot in the chroot: {e}"))
-    };
-    // No `--import`: the project has no resources to import, and `install` listed the
-    // extension in .godot/extension_list.cfg (Godot issue 111048, the crash of a first
-    // import with a GDExtension, does not arise).
+/// Runs `script` (as `res://test.gd` of a project of its own) headless under both
+/// physics servers, with `args` after `--`; `None` (after printing why) when Godot is
+/// not available here.
+fn run_both(name: &str, script: &str, args: &[&str]) -> Option<Vec<(Physics, Run)>> {
+    let godot = engine::godot()?;
+    let settings = format!(
+        "config_version=5\n\n[application]\n\nconfig/name=\"{name}\"\n\n[physics]\n\n\
+         common/physics_ticks_per_second=60\n3d/default_gravity=9.81\n"
+    );
+    let project = godot.stage_files(name, &[("project.godot", &settings), ("test.gd", script)]);
     let mut command = vec!["--fixed-fps", "60", "-s", "res://test.gd"];
     if !args.is_empty() {
         command.push("--");
         command.extend_from_slice(args);
     }
-    let out = godot(&command)?;
-    let run = Run {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        success: out.status.success(),
-    };
-    let _ = fs::remove_dir_all(&project);
-    Ok(run)
-}
-
-/// Runs `script` under both physics servers; `None` (after printing why) when the engine
-/// is not available here.
-fn run_both(name: &str, script: &str, args: &[&str]) -> Option<Vec<(&'static str, Run)>> {
-    let mut out = Vec::new();
-    for physics in PHYSICS {
-        match run(name, physics, script, args) {
-            Ok(r) => out.push((physics, r)),
-            Err(why) => {
-                skip(&why);
-                return None;
-            }
-        }
-    }
-    Some(out)
+    Some(
+        PHYSICS
+            .into_iter()
+            .map(|physics| {
+                let run = project.run(Some(physics), &command, Duration::from_secs(300));
+                (physics, Run(run))
+            })
+            .collect(),
+    )
 }
 
 /// GDScript shared by the scenes: a box body (mesh and collision shape of one size), a
@@ -384,7 +270,7 @@ fn defects_found_in_the_engine_are_fixed() {
         // Warned once each, not per frame.
         for warning in ["No collision shape", "encloses no volume", "No hull"] {
             let n = r.count(warning);
-            assert_eq!(n, 1, "{physics}: `{warning}` warned {n} times:\n{}", r.all());
+            assert_eq!(n, 1, "{physics:?}: `{warning}` warned {n} times:\n{}", r.all());
         }
         // Refusals say why.
         for error in [
@@ -392,15 +278,15 @@ fn defects_found_in_the_engine_are_fixed() {
             "not a KeelGerstnerWave",
             "KeelBodyParams.buoyancy_model",
         ] {
-            assert!(r.count(error) >= 1, "{physics}: no error `{error}`:\n{}", r.all());
+            assert!(r.count(error) >= 1, "{physics:?}: no error `{error}`:\n{}", r.all());
         }
         assert_eq!(
             r.count("No vertices were added"),
             0,
-            "{physics}: debug_draw logged empty surfaces:\n{}",
+            "{physics:?}: debug_draw logged empty surfaces:\n{}",
             r.all()
         );
-        assert_eq!(r.count("no hull mesh"), 0, "{physics}:\n{}", r.all());
+        assert_eq!(r.count("no hull mesh"), 0, "{physics:?}:\n{}", r.all());
     }
 }
 
@@ -431,7 +317,7 @@ fn a_body_without_water_warns_once() {
     };
     for (physics, r) in &runs {
         r.assert_checks(1, physics);
-        assert_eq!(r.count("No KeelWater in the scene"), 1, "{physics}:\n{}", r.all());
+        assert_eq!(r.count("No KeelWater in the scene"), 1, "{physics:?}:\n{}", r.all());
     }
 }
 
@@ -515,15 +401,21 @@ fn worker_thread_pool_gives_the_bits_of_one_thread() {
         p.assert_checks(1, physics);
         o.assert_checks(1, physics);
         let (a, b) = (p.values("FRAME"), o.values("FRAME"));
-        assert_eq!(a.len(), 119, "{physics}:\n{}", p.all());
+        assert_eq!(a.len(), 119, "{physics:?}:\n{}", p.all());
         if let Some(i) = a.iter().zip(&b).position(|(x, y)| x != y) {
-            panic!("{physics}: the pool and one thread part at {}: {} vs {}", i, a[i], b[i]);
+            panic!(
+                "{physics:?}: the pool and one thread part at {}: {} vs {}",
+                i, a[i], b[i]
+            );
         }
-        assert_eq!(a, b, "{physics}");
+        assert_eq!(a, b, "{physics:?}");
         // No thread appeared once Keel was stepping on the pool.
         let threads = p.values("THREADS");
         let counts: Vec<u32> = threads[0].split(' ').map(|n| n.parse().unwrap()).collect();
-        assert_eq!(counts[0], counts[1], "{physics}: threads before and after: {counts:?}");
+        assert_eq!(
+            counts[0], counts[1],
+            "{physics:?}: threads before and after: {counts:?}"
+        );
     }
 }
 

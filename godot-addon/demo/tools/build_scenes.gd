@@ -180,7 +180,9 @@ func _gerstner_boat() -> Node3D:
 	var water := root.get_node("Water")
 	water.set("model", 2)
 	# amplitude (m), wavelength (m), direction, steepness
-	var waves: Array[KeelGerstnerWave] = []
+	# Untyped: `gerstner_waves` is an untyped Array (KeelWater checks each element), and
+	# gdext refuses a typed one passed through `set()`.
+	var waves := []
 	var specs := [
 		[0.5, 22.0, Vector2(1, 0.2), 0.45],
 		[0.3, 12.0, Vector2(0.7, 0.7), 0.4],

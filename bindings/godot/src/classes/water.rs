@@ -112,8 +112,9 @@ pub struct KeelWater {
     perlin_only_x: bool,
 
     /// The Gerstner waves (KeelGerstnerWave resources); empty shows three crossing swells
-    /// (empty slots are skipped). A script may assign a typed or an untyped Array; one
-    /// holding anything but waves is refused with an error.
+    /// (empty slots are skipped). A script assigns an untyped Array (a typed one is
+    /// refused by gdext's conversion); one holding anything but waves is refused with an
+    /// error.
     #[export_group(name = "Gerstner", prefix = "gerstner_")]
     #[var(set = set_gerstner_waves, hint = TYPE_STRING, hint_string = WAVES_HINT, usage_flags = [DEFAULT])]
     gerstner_waves: VarArray,
@@ -385,9 +386,10 @@ impl KeelWater {
         self.base_mut().update_configuration_warnings();
     }
 
-    /// Sets `gerstner_waves` from any Array (typed or not) of KeelGerstnerWave (nulls are
-    /// skipped); an Array holding anything else is refused with an error naming the
-    /// first wrong element, and the waves stay as they were.
+    /// Sets `gerstner_waves` from an untyped Array of KeelGerstnerWave (nulls are
+    /// skipped; a typed Array is refused by gdext before this is called); an Array
+    /// holding anything else is refused with an error naming the first wrong element, and
+    /// the waves stay as they were.
     #[func]
     pub fn set_gerstner_waves(&mut self, waves: VarArray) {
         let wrong = waves

@@ -161,6 +161,34 @@ impl Godot {
     /// Stages the demo project (with `extra` files written into it: relative path,
     /// contents), installs the addon and the debug library, and imports it.
     pub fn stage(&self, name: &str, extra: &[(&str, &str)]) -> Project {
+        let project = self.project(name, Some(&common::demo()), extra);
+        // The first headless import of a fresh project with a GDExtension may crash
+        // (Godot issue 111048); the second finds the cache the first wrote.
+        let first = project.run(None, &["--import"], Duration::from_secs(120));
+        if !first.succeeded() {
+            let second = project.run(None, &["--import"], Duration::from_secs(120));
+            assert!(
+                second.succeeded(),
+                "godot --import failed twice:\n{}\n---\n{}",
+                first.log,
+                second.log
+            );
+        }
+        project
+    }
+
+    /// Stages a project of only `files` (relative path, contents; `project.godot` among
+    /// them) with the addon and the debug library installed. Not imported: a project
+    /// with no resources needs no import, and `install` lists the extension in
+    /// `.godot/extension_list.cfg` (so Godot issue 111048, the crash of a first import
+    /// with a GDExtension, does not arise).
+    pub fn stage_files(&self, name: &str, files: &[(&str, &str)]) -> Project {
+        self.project(name, None, files)
+    }
+
+    /// A project directory under the chroot's `/tmp`: a copy of `template` if given, the
+    /// addon and the debug library installed, `extra` written.
+    fn project(&self, name: &str, template: Option<&std::path::Path>, extra: &[(&str, &str)]) -> Project {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let inside = format!(
             "/tmp/keel-test-{name}-{}-{}",
@@ -175,12 +203,17 @@ impl Godot {
         if host.exists() {
             fs::remove_dir_all(&host).unwrap();
         }
-        libraries::copy_dir(&common::demo(), &host).unwrap();
+        match template {
+            Some(dir) => libraries::copy_dir(dir, &host).unwrap(),
+            None => fs::create_dir_all(&host).unwrap(),
+        }
         // A stale local install of the addon in the demo (from `cargo xtask godot`) is
         // replaced by the repository's addon.
         let installed = libraries::install(&common::addon(), &host).unwrap();
         let debug = libraries::find(None, false).expect("a debug library entry for this machine");
-        let dest = installed.join("bin").join(debug.file);
+        let bin = installed.join("bin");
+        fs::create_dir_all(&bin).unwrap();
+        let dest = bin.join(debug.file);
         let built = built_library();
         // A hard link when the chroot and target/ share a file system: the debug
         // library is large.
@@ -191,18 +224,6 @@ impl Godot {
             let file = host.join(path);
             fs::create_dir_all(file.parent().unwrap()).unwrap();
             fs::write(file, contents).unwrap();
-        }
-        // The first headless import of a fresh project with a GDExtension may crash
-        // (Godot issue 111048); the second finds the cache the first wrote.
-        let first = project.run(None, &["--import"], Duration::from_secs(120));
-        if !first.succeeded() {
-            let second = project.run(None, &["--import"], Duration::from_secs(120));
-            assert!(
-                second.succeeded(),
-                "godot --import failed twice:\n{}\n---\n{}",
-                first.log,
-                second.log
-            );
         }
         project
     }
