@@ -4,6 +4,8 @@
 //! the packaging command copies for this machine.
 
 mod common;
+#[path = "../../../tests/skip/mod.rs"]
+mod skip;
 
 #[path = "../../../xtask/src/godot/libraries.rs"]
 #[allow(dead_code)]
@@ -107,7 +109,7 @@ fn built_library() -> Option<PathBuf> {
 #[test]
 fn built_library_exports_the_entry_symbol() {
     if libraries::find(None, false).is_none() {
-        println!("skipped: keel.gdextension has no library for this machine");
+        skip::skipped("keel.gdextension has no library for this machine");
         return;
     }
     let path = built_library().expect("cargo builds the cdylib beside the tests");
@@ -140,7 +142,7 @@ fn built_library_exports_the_entry_symbol() {
 #[test]
 fn packaging_names_this_machines_library_as_gdextension_expects() {
     let Some(library) = libraries::find(None, false) else {
-        println!("skipped: keel.gdextension has no library for this machine");
+        skip::skipped("keel.gdextension has no library for this machine");
         return;
     };
     let built = built_library().expect("cargo builds the cdylib beside the tests");

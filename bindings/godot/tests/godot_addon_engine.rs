@@ -16,6 +16,8 @@ mod engine;
 #[path = "../../../xtask/src/godot/libraries.rs"]
 #[allow(dead_code)]
 mod libraries;
+#[path = "../../../tests/skip/mod.rs"]
+mod skip;
 
 use std::time::Duration;
 

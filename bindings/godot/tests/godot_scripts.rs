@@ -3,6 +3,8 @@
 //! `godot_engine.rs`.
 
 mod common;
+#[path = "../../../tests/skip/mod.rs"]
+mod skip;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -27,7 +29,7 @@ fn scripts() -> Vec<PathBuf> {
 
 fn run_on_all(tool: &str) {
     if !available(tool) {
-        println!("skipped: {tool} is not installed (pip install 'gdtoolkit>=4,<5')");
+        skip::skipped(&format!("{tool} is not installed (pip install 'gdtoolkit>=4,<5')"));
         return;
     }
     let scripts = scripts();
@@ -53,7 +55,7 @@ fn every_script_passes_gdlint() {
 #[test]
 fn gdlint_catches_a_bad_script() {
     if !available("gdlint") {
-        println!("skipped: gdlint is not installed");
+        skip::skipped("gdlint is not installed (pip install 'gdtoolkit>=4,<5')");
         return;
     }
     let dir = std::env::temp_dir().join(format!("keel-godot-lint-{}", std::process::id()));
