@@ -1,0 +1,311 @@
+//! Bodies of one small hull stepped eight at a time, one body in each vector lane.
+//!
+//! A box has 12 triangles. Stepped alone, its few rows leave the vector loops of
+//! [`crate::loops::whole`] mostly empty and their fixed costs (constants, block
+//! buffers, lane sums) spread over a dozen triangles; its eight cut triangles go one at a
+//! time through the clipping code. Here the lanes hold eight bodies that share a hull
+//! and a description, and the loop runs over the hull's triangles: the corners of
+//! triangle `j` in body `l` are lane `l` of the group's vertex columns, and every number
+//! of the step (clipping included) is computed for the eight bodies by the same
+//! instructions.
+//!
+//! Clipping has no branches: each triangle gives at most two pieces under the water and
+//! two above ([`crate::hull::clip`]'s case table, the same cut points to the bit), and a missing
+//! piece is all three corners on one point, whose area, and so every force on it, is
+//! zero. The forces are those of [`crate::forces`] in the arithmetic of
+//! [`crate::loops::whole`]: exact hydrostatic pressure and the divergence theorem's
+//! volume on the pieces under water, slamming per triangle against its last step, air on
+//! the pieces above, and in the second pass viscous and pressure drag by the one-point
+//! or the three-point rule (three points either way: the centroid with all the area and
+//! twice with none, or the edge midpoints with a third each). Only the
+//! order of the sums differs from the one-body code, so the forces agree with it to
+//! rounding (`Body`'s tests); like it, they do not depend on the processor or the
+//! threads.
+//!
+//! No arithmetic crosses lanes, so a body's forces are the same bits whichever bodies
+//! share its group. A triangle dry (or wet) in every lane skips the pieces no lane has,
+//! which would only add zeros (a sum from +0 is never -0, and adding a zero of either sign
+//! leaves it as it is). A small body stepped alone puts eight of its own triangles in the
+//! lanes ([`pass_one_single`], [`pass_two_single`]) and adds each triangle's contribution
+//! to its sums in triangle order, as a group adds it: `World::step_body` and a batch give
+//! the same bits.
+//!
+//! The bodies' own scalar work (the end-of-step motion, damping, the limiter, the added
+//! mass) stays in `Body`, shared with the one-body step.
+//!
+//! This file holds what both passes use: the lane types, a group's corners, the kind of a
+//! triangle and the branch-free clipping. The passes have a file each: `pass_one.rs`
+//! (pressure, volume, area, slamming, air) and `pass_two.rs` (drag); `single.rs` runs
+//! them for a body stepped alone or for a big hull's cut triangles.
+
+// Loops index lanes by number: that is what the compiler turns into vector instructions.
+#![allow(clippy::needless_range_loop)]
+
+use crate::forces::row::{add, cross, dot, pick, scale, sub};
+
+mod pass_one;
+mod pass_two;
+mod single;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use pass_one::{PassOneConstants, PassOneSums, pass_one};
+pub(crate) use pass_two::{DragLanes, pass_two};
+pub(crate) use single::{LaneScratch, Single, pass_one_listed, pass_one_single, pass_two_listed, pass_two_single};
+
+/// Bodies per group.
+pub(crate) const LANES: usize = 8;
+
+/// One number per body of a group.
+pub(crate) type Lanes = [f64; LANES];
+
+/// A vector per body of a group, one column per axis.
+pub(crate) type LaneVectors = [Lanes; 3];
+
+/// A hull vertex in each body of a group: x, y, z relative to the body's origin (world
+/// axes) and the height above the water.
+pub(crate) type LaneVertex = [Lanes; 4];
+
+/// What slamming remembers of a triangle in each body of a group: its swept volume rate
+/// `A v` (x, y, z).
+pub(crate) type LaneHistory = [Lanes; 3];
+
+#[inline(always)]
+fn lane(v: &LaneVectors, l: usize) -> [f64; 3] {
+    [v[0][l], v[1][l], v[2][l]]
+}
+
+#[inline(always)]
+fn add_lane(sum: &mut LaneVectors, l: usize, v: [f64; 3]) {
+    for axis in 0..3 {
+        sum[axis][l] += v[axis];
+    }
+}
+
+/// The group's triangle corners and the water's velocity at them.
+#[derive(Clone, Copy)]
+pub(crate) struct Group<'a> {
+    pub vertices: &'a [LaneVertex],
+    /// Per vertex, when the water moves.
+    pub water: Option<&'a [LaneVectors]>,
+}
+
+/// A rigid motion per body: centre of mass (relative to the origin, world axes),
+/// velocity and angular velocity.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct LaneMotion {
+    pub com: LaneVectors,
+    pub velocity: LaneVectors,
+    pub angular_velocity: LaneVectors,
+}
+
+/// A piece of a triangle in one body: corners and their heights above the water.
+#[derive(Clone, Copy)]
+struct Piece {
+    v: [[f64; 3]; 3],
+    h: [f64; 3],
+}
+
+impl Piece {
+    #[inline(always)]
+    fn pick(yes: bool, a: &Piece, b: &Piece) -> Piece {
+        Piece {
+            v: [
+                pick(yes, a.v[0], b.v[0]),
+                pick(yes, a.v[1], b.v[1]),
+                pick(yes, a.v[2], b.v[2]),
+            ],
+            h: [
+                if yes { a.h[0] } else { b.h[0] },
+                if yes { a.h[1] } else { b.h[1] },
+                if yes { a.h[2] } else { b.h[2] },
+            ],
+        }
+    }
+
+    #[inline(always)]
+    fn scaled_normal(&self) -> [f64; 3] {
+        cross(sub(self.v[1], self.v[0]), sub(self.v[2], self.v[0]))
+    }
+
+    #[inline(always)]
+    fn centroid(&self) -> [f64; 3] {
+        scale(add(add(self.v[0], self.v[1]), self.v[2]), 1.0 / 3.0)
+    }
+}
+
+/// A triangle of one body clipped against the water.
+struct Clipped {
+    wet: [Piece; 2],
+    dry: [Piece; 2],
+    /// Corners under the water.
+    under: u32,
+}
+
+/// Where the edge from `u` (under water) to `a` meets the surface, as
+/// [`crate::hull::clip`] computes it; `cut` false gives a finite point of no use.
+#[inline(always)]
+fn cut_point(cut: bool, u: [f64; 3], du: f64, a: [f64; 3], da: f64) -> [f64; 3] {
+    let t = du / if cut { du - da } else { 1.0 };
+    add(u, scale(sub(a, u), t))
+}
+
+/// [`crate::hull::clip::clip`] without branches.
+#[inline(always)]
+fn clip(p: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
+    let u = [h[0] < 0.0, h[1] < 0.0, h[2] < 0.0];
+    let under = u[0] as u32 + u[1] as u32 + u[2] as u32;
+    let two = under == 2;
+    // The corner alone on its side (above when two are under) comes first, the winding
+    // kept.
+    let lone = [u[0] != two, u[1] != two, u[2] != two];
+    let (first1, first2) = (lone[1], !lone[1] && lone[2]);
+    let rotate = |k0: usize, k1: usize, k2: usize| {
+        let v = pick(first1, p[k1], pick(first2, p[k2], p[k0]));
+        let d = if first1 {
+            h[k1]
+        } else if first2 {
+            h[k2]
+        } else {
+            h[k0]
+        };
+        (v, d)
+    };
+    let ((p0, d0), (p1, d1), (p2, d2)) = (rotate(0, 1, 2), rotate(1, 2, 0), rotate(2, 0, 1));
+    let cut = under == 1 || two;
+    // Each cut edge from its end under water.
+    let x = pick(two, cut_point(cut, p1, d1, p0, d0), cut_point(cut, p0, d0, p1, d1));
+    let y = pick(two, cut_point(cut, p2, d2, p0, d0), cut_point(cut, p0, d0, p2, d2));
+    let tri = Piece {
+        v: [p0, x, y],
+        h: [d0, 0.0, 0.0],
+    };
+    let quad1 = Piece {
+        v: [x, p1, p2],
+        h: [0.0, d1, d2],
+    };
+    let quad2 = Piece {
+        v: [x, p2, y],
+        h: [0.0, d2, 0.0],
+    };
+    let whole = Piece { v: p, h };
+    let none = Piece {
+        v: [p[0]; 3],
+        h: [0.0; 3],
+    };
+    Clipped {
+        wet: [
+            Piece::pick(
+                under == 3,
+                &whole,
+                &Piece::pick(two, &quad1, &Piece::pick(under == 1, &tri, &none)),
+            ),
+            Piece::pick(two, &quad2, &none),
+        ],
+        dry: [
+            Piece::pick(
+                under == 0,
+                &whole,
+                &Piece::pick(two, &tri, &Piece::pick(under == 1, &quad1, &none)),
+            ),
+            Piece::pick(under == 1, &quad2, &none),
+        ],
+        under,
+    }
+}
+
+/// A triangle of kind `KIND` ([`kind`]) clipped: only a [`MIXED`] one needs [`clip`].
+#[inline(always)]
+fn clipped<const KIND: u8>(p: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
+    let whole = Piece { v: p, h };
+    let none = Piece {
+        v: [p[0]; 3],
+        h: [0.0; 3],
+    };
+    match KIND {
+        DRY => Clipped {
+            wet: [none, none],
+            dry: [whole, none],
+            under: 0,
+        },
+        WET => Clipped {
+            wet: [whole, none],
+            dry: [none, none],
+            under: 3,
+        },
+        _ => clip(p, h),
+    }
+}
+
+/// No vertex (a hull's indices are valid; this only spares the loops a bounds check).
+const NO_VERTEX: LaneVertex = [[0.0; LANES]; 4];
+
+/// Triangle `tri`'s corners in the group's bodies, looked up once (the loop over lanes
+/// then has no bounds to check, and the compiler turns it into vector instructions),
+/// and the water's velocity averaged over them.
+#[inline(always)]
+fn corners<'g, const MOVING: bool>(group: &Group<'g>, tri: [u32; 3]) -> ([&'g LaneVertex; 3], LaneVectors) {
+    let vertex = |i: u32| group.vertices.get(i as usize).unwrap_or(&NO_VERTEX);
+    let corners = [vertex(tri[0]), vertex(tri[1]), vertex(tri[2])];
+    let mut water = [[0.0; LANES]; 3];
+    if let (Some(w), true) = (group.water, MOVING) {
+        let at = |i: u32| w.get(i as usize).copied().unwrap_or_default();
+        let (a, b, c) = (at(tri[0]), at(tri[1]), at(tri[2]));
+        for axis in 0..3 {
+            for l in 0..LANES {
+                water[axis][l] = (a[axis][l] + b[axis][l] + c[axis][l]) / 3.0;
+            }
+        }
+    }
+    (corners, water)
+}
+
+/// Lane `l` of [`corners`]: the corners and their heights.
+#[inline(always)]
+fn corners_of(corners: &[&LaneVertex; 3], l: usize) -> ([[f64; 3]; 3], [f64; 3]) {
+    let [a, b, c] = corners;
+    (
+        [
+            [a[0][l], a[1][l], a[2][l]],
+            [b[0][l], b[1][l], b[2][l]],
+            [c[0][l], c[1][l], c[2][l]],
+        ],
+        [a[3][l], b[3][l], c[3][l]],
+    )
+}
+
+/// A triangle wholly above the water in every lane of a group ...
+const DRY: u8 = 0;
+/// ... wholly under it in every lane ...
+const WET: u8 = 1;
+/// ... or neither: cut by the water, or the lanes differ.
+const MIXED: u8 = 2;
+
+/// Which of [`DRY`], [`WET`] and [`MIXED`] a triangle is. Its loop over the lanes then
+/// leaves out the pieces no lane has, whose forces would be zeros: the same numbers
+/// (a sum, from +0, is never -0, and adding a zero of either sign leaves it as it was), so
+/// a body's forces still do not depend on the company it is stepped in.
+#[inline(always)]
+fn kind(corners: &[&LaneVertex; 3]) -> u8 {
+    let (mut any_under, mut all_under) = (false, true);
+    for corner in corners {
+        for &h in &corner[3] {
+            any_under |= h < 0.0;
+            all_under &= h < 0.0;
+        }
+    }
+    if !any_under {
+        DRY
+    } else if all_under {
+        WET
+    } else {
+        MIXED
+    }
+}
+
+/// The area of a piece of a triangle of area `whole_area` and unit normal `normal`
+/// (`whole`: the piece is the triangle).
+#[inline(always)]
+fn piece_area(whole: bool, whole_area: f64, scaled: [f64; 3], normal: [f64; 3]) -> f64 {
+    if whole { whole_area } else { 0.5 * dot(scaled, normal) }
+}

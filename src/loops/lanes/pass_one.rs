@@ -1,0 +1,301 @@
+//! Pass one in the lanes: hydrostatic pressure, volume, wetted area, slamming and air on
+//! every triangle of a group's bodies, each triangle clipped in every lane.
+
+use super::{
+    DRY, Group, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane, clipped,
+    corners, corners_of, kind, lane, piece_area,
+};
+use crate::forces::air::air_row;
+use crate::forces::buoyancy::{pressure_row, volume_row};
+use crate::forces::row::{add, cross, pick, point_velocity, scale, sub};
+use crate::forces::slamming::{SlammingConstants, SlammingParams, slamming_row};
+use crate::hull::Hull;
+
+/// The first pass's constants, the same for the group's bodies.
+#[derive(Clone, Copy)]
+pub(crate) struct PassOneConstants {
+    pub rho_g: f64,
+    pub vertical_only: bool,
+    pub slamming: Option<(SlammingParams, f64)>,
+    /// `-rho_air C_air / 2` and the wind.
+    pub air: Option<(f64, [f64; 3])>,
+}
+
+/// The first pass's sums per body.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct PassOneSums {
+    pub buoyancy_force: LaneVectors,
+    pub buoyancy_torque: LaneVectors,
+    pub slamming_force: LaneVectors,
+    pub slamming_torque: LaneVectors,
+    pub air_force: LaneVectors,
+    pub air_torque: LaneVectors,
+    pub volume: Lanes,
+    pub volume_moment: LaneVectors,
+    pub area: Lanes,
+    pub area_moment: LaneVectors,
+    /// Pieces under the water.
+    pub pieces: Lanes,
+}
+
+/// Hydrostatic pressure, volume, wetted area, slamming and air on every triangle of the
+/// group's bodies (of masses `mass`, for slamming; the mass in `k` is not read); writes what slamming remembers of each triangle to `history` (one
+/// entry per triangle, `prior` the last step's).
+#[inline(always)]
+pub(crate) fn pass_one(
+    hull: &Hull,
+    group: &Group<'_>,
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    prior: &[LaneHistory],
+    history: &mut [LaneHistory],
+) -> PassOneSums {
+    match (k.slamming.is_some(), k.air.is_some(), group.water.is_some()) {
+        (true, true, false) => pass_one_loop::<true, true, false>(hull, group, motion, mass, k, prior, history),
+        (true, true, true) => pass_one_loop::<true, true, true>(hull, group, motion, mass, k, prior, history),
+        (false, true, false) => pass_one_loop::<false, true, false>(hull, group, motion, mass, k, prior, history),
+        (false, true, true) => pass_one_loop::<false, true, true>(hull, group, motion, mass, k, prior, history),
+        (true, false, false) => pass_one_loop::<true, false, false>(hull, group, motion, mass, k, prior, history),
+        (true, false, true) => pass_one_loop::<true, false, true>(hull, group, motion, mass, k, prior, history),
+        (false, false, false) => pass_one_loop::<false, false, false>(hull, group, motion, mass, k, prior, history),
+        (false, false, true) => pass_one_loop::<false, false, true>(hull, group, motion, mass, k, prior, history),
+    }
+}
+
+/// What a piece under the water adds to the first pass's sums.
+#[derive(Clone, Copy)]
+struct WetPiece {
+    area: f64,
+    moment: [f64; 3],
+    force: [f64; 3],
+    torque: [f64; 3],
+    volume: f64,
+    volume_moment: [f64; 3],
+}
+
+impl WetPiece {
+    const ZERO: WetPiece = WetPiece {
+        area: 0.0,
+        moment: [0.0; 3],
+        force: [0.0; 3],
+        torque: [0.0; 3],
+        volume: 0.0,
+        volume_moment: [0.0; 3],
+    };
+}
+
+/// Hydrostatic pressure ([`crate::forces::buoyancy::pressure_row`]) and the volume's
+/// integrals ([`crate::forces::buoyancy::SubmergedVolume::add`]) on one piece; `whole`:
+/// the piece is the triangle, of area `whole_area` and unit `normal`. `k6` is
+/// `-rho g / 6`, `keep_horizontal` 0 when only the vertical force is kept.
+#[inline(always)]
+fn wet_piece(
+    piece: &Piece,
+    whole: bool,
+    whole_area: f64,
+    normal: [f64; 3],
+    com: [f64; 3],
+    k6: f64,
+    keep_horizontal: f64,
+) -> WetPiece {
+    let sn = piece.scaled_normal();
+    let area = piece_area(whole, whole_area, sn, normal);
+    let centroid = piece.centroid();
+    let depths = [-piece.h[0], -piece.h[1], -piece.h[2]];
+    let pushed = [sn[0] * keep_horizontal, sn[1], sn[2] * keep_horizontal];
+    let pressure = pressure_row(piece.v, depths, pushed, k6, com, (true, [0.0; 3]));
+    let (volume, volume_moment) = volume_row(piece.v, depths, sn[1]);
+    WetPiece {
+        area,
+        moment: scale(centroid, area),
+        force: pressure.force,
+        torque: pressure.torque,
+        volume,
+        volume_moment,
+    }
+}
+
+/// Air resistance ([`crate::forces::air::air_force`]) on a piece above the water moving
+/// at `velocity + omega x (r - com)` through air blowing at `wind`: force and moment.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn dry_piece(
+    piece: &Piece,
+    whole: bool,
+    whole_area: f64,
+    normal: [f64; 3],
+    (com, velocity, omega): ([f64; 3], [f64; 3], [f64; 3]),
+    wind: [f64; 3],
+    air_factor: f64,
+) -> ([f64; 3], [f64; 3]) {
+    let area = piece_area(whole, whole_area, piece.scaled_normal(), normal);
+    let arm = sub(piece.centroid(), com);
+    let force = air_row(
+        point_velocity(velocity, omega, arm, wind),
+        normal,
+        area,
+        air_factor,
+        true,
+    );
+    (force, cross(arm, force))
+}
+
+#[inline(always)]
+fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
+    hull: &Hull,
+    group: &Group<'_>,
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    prior: &[LaneHistory],
+    history: &mut [LaneHistory],
+) -> PassOneSums {
+    let mut s = PassOneSums::default();
+    let c = one_constants(k);
+    let triangles = hull.triangles.iter().zip(&hull.areas);
+    for (((tri, &whole_area), before), history) in triangles.zip(prior).zip(history.iter_mut()) {
+        let (corners, water) = corners::<MOVING>(group, *tri);
+        let args = (&corners, &water, &[whole_area; LANES], motion, mass, before, history);
+        match kind(&corners) {
+            DRY => one_triangle::<SLAM, AIR, DRY>(args, &c, &mut s),
+            WET => one_triangle::<SLAM, AIR, WET>(args, &c, &mut s),
+            _ => one_triangle::<SLAM, AIR, MIXED>(args, &c, &mut s),
+        }
+    }
+    s
+}
+
+/// The first pass's constants, as one triangle's loop reads them.
+#[derive(Clone, Copy)]
+pub(super) struct OneConstants {
+    k6: f64,
+    keep_horizontal: f64,
+    slam: SlammingParams,
+    dt: f64,
+    air_factor: f64,
+    wind: [f64; 3],
+}
+
+/// The first pass's constants from `k`.
+#[inline(always)]
+pub(super) fn one_constants(k: &PassOneConstants) -> OneConstants {
+    let (slam, dt) = k.slamming.unwrap_or((SlammingParams::OFF, 1.0));
+    let (air_factor, wind) = k.air.unwrap_or((0.0, [0.0; 3]));
+    OneConstants {
+        k6: -k.rho_g / 6.0,
+        keep_horizontal: if k.vertical_only { 0.0 } else { 1.0 },
+        slam,
+        dt,
+        air_factor,
+        wind,
+    }
+}
+
+pub(super) type OneArgs<'a> = (
+    &'a [&'a LaneVertex; 3],
+    &'a LaneVectors,
+    &'a Lanes,
+    &'a LaneMotion,
+    &'a Lanes,
+    &'a LaneHistory,
+    &'a mut LaneHistory,
+);
+
+/// One triangle of the first pass in every lane, of kind `KIND` ([`kind`]). A function of
+/// its own for each processor (not inlined into the step: in one function that big, the
+/// compiler left most loops unvectorised).
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
+pub(super) fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8>(
+    (corners, water, whole_area, motion, mass, before, history): OneArgs<'a>,
+    c: &OneConstants,
+    s: &mut PassOneSums,
+) {
+    let OneConstants {
+        k6,
+        keep_horizontal,
+        slam,
+        dt,
+        air_factor,
+        wind,
+    } = *c;
+    let before = *before;
+    let mut now = [[0.0; LANES]; 3];
+    // One body (or triangle) in each lane; no loop inside (the compiler vectorises
+    // innermost loops).
+    for l in 0..LANES {
+        let whole_area = whole_area[l];
+        let to_unit = 1.0 / (2.0 * whole_area);
+        let (p, h) = corners_of(corners, l);
+        let water = lane(water, l);
+        let (com, velocity, omega) = (
+            lane(&motion.com, l),
+            lane(&motion.velocity, l),
+            lane(&motion.angular_velocity, l),
+        );
+        let scaled = cross(sub(p[1], p[0]), sub(p[2], p[0]));
+        let normal = scale(scaled, to_unit);
+        let clipped = clipped::<KIND>(p, h);
+        let (mut area, mut moment) = (0.0, [0.0; 3]);
+        if KIND != DRY {
+            let w0 = wet_piece(
+                &clipped.wet[0],
+                clipped.under == 3,
+                whole_area,
+                normal,
+                com,
+                k6,
+                keep_horizontal,
+            );
+            let w1 = if KIND == MIXED {
+                wet_piece(&clipped.wet[1], false, whole_area, normal, com, k6, keep_horizontal)
+            } else {
+                WetPiece::ZERO
+            };
+            area = w0.area + w1.area;
+            moment = add(w0.moment, w1.moment);
+            add_lane(&mut s.buoyancy_force, l, add(w0.force, w1.force));
+            add_lane(&mut s.buoyancy_torque, l, add(w0.torque, w1.torque));
+            s.volume[l] += w0.volume + w1.volume;
+            add_lane(&mut s.volume_moment, l, add(w0.volume_moment, w1.volume_moment));
+            s.area[l] += area;
+            add_lane(&mut s.area_moment, l, moment);
+            s.pieces[l] += match clipped.under {
+                0 => 0.0,
+                2 => 2.0,
+                _ => 1.0,
+            };
+        }
+
+        let centre = scale(add(add(p[0], p[1]), p[2]), 1.0 / 3.0);
+        let v = point_velocity(velocity, omega, sub(centre, com), water);
+        // (A triangle dry in every lane has no slamming: its wetted area is zero.)
+        if SLAM && KIND != DRY {
+            let change = sub(scale(v, area), [before[0][l], before[1][l], before[2][l]]);
+            let k = SlammingConstants::new(&SlammingParams { mass: mass[l], ..slam }, dt);
+            let force = slamming_row::<false, false>(v, normal, area, whole_area, change, area > 0.0, &k);
+            let wet = area > 0.0;
+            let point = pick(wet, scale(moment, 1.0 / if wet { area } else { 1.0 }), centre);
+            add_lane(&mut s.slamming_force, l, force);
+            add_lane(&mut s.slamming_torque, l, cross(sub(point, com), force));
+        }
+        // (The product `slamming_row`'s `change` starts from: the same bits.)
+        now[0][l] = area * v[0];
+        now[1][l] = area * v[1];
+        now[2][l] = area * v[2];
+
+        if AIR && KIND != WET {
+            let motion = (com, velocity, omega);
+            let whole = clipped.under == 0;
+            let (f0, t0) = dry_piece(&clipped.dry[0], whole, whole_area, normal, motion, wind, air_factor);
+            let (f1, t1) = if KIND == MIXED {
+                dry_piece(&clipped.dry[1], false, whole_area, normal, motion, wind, air_factor)
+            } else {
+                ([0.0; 3], [0.0; 3])
+            };
+            add_lane(&mut s.air_force, l, add(f0, f1));
+            add_lane(&mut s.air_torque, l, add(t0, t1));
+        }
+    }
+    *history = now;
+}

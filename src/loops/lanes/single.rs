@@ -1,0 +1,353 @@
+//! A body stepped alone in the lanes: eight of its own triangles at a time, one in each
+//! lane, through the functions a group uses, and their contributions added in triangle
+//! order (the listed forms take a big hull's cut triangles); and the buffers a thread
+//! keeps for a group's columns.
+
+use super::pass_one::{one_constants, one_triangle};
+use super::pass_two::drag_triangle;
+use super::{
+    DRY, DragLanes, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, PassOneConstants,
+    PassOneSums, WET, kind,
+};
+use crate::forces::drag::DragConstants;
+use crate::hull::Hull;
+use crate::loops::whole::{History, HistoryChunk, HistoryChunkMut, narrow};
+use glam::DVec3;
+
+/// A body stepped alone: its vertices relative to its origin (world axes), their heights
+/// above the water, and the water's velocity at them when it moves.
+#[derive(Clone, Copy)]
+pub(crate) struct Single<'a> {
+    pub vertices: &'a [DVec3],
+    pub heights: &'a [f64],
+    pub water: Option<&'a [DVec3]>,
+}
+
+/// Which of a lone body's triangles its lanes take: all of them in order, or those of a
+/// list (a big hull's cut ones).
+#[derive(Clone, Copy)]
+enum Rows<'a> {
+    All,
+    Listed(&'a [u32]),
+}
+
+impl Rows<'_> {
+    /// How many triangles, of a hull of `count`.
+    #[inline(always)]
+    fn len(self, count: usize) -> usize {
+        match self {
+            Rows::All => count,
+            Rows::Listed(list) => list.len(),
+        }
+    }
+
+    /// The hull row of the `i`-th triangle taken.
+    #[inline(always)]
+    fn row(self, i: usize) -> Option<usize> {
+        match self {
+            Rows::All => Some(i),
+            Rows::Listed(list) => list.get(i).map(|&j| j as usize),
+        }
+    }
+}
+
+/// The triangles `first..first + n` of `rows` of a body stepped alone, one in each lane
+/// (the spare lanes repeat the last), as [`corners`](super::corners) gives a group's:
+/// corners, heights, and the water's velocity averaged over the corners (the same
+/// arithmetic).
+#[inline(always)]
+fn lone_corners(
+    hull: &Hull,
+    body: &Single<'_>,
+    rows: Rows<'_>,
+    first: usize,
+    n: usize,
+) -> ([LaneVertex; 3], LaneVectors, Lanes) {
+    let mut corners = [[[0.0; LANES]; 4]; 3];
+    let mut water = [[0.0; LANES]; 3];
+    let mut areas = [0.0; LANES];
+    for l in 0..LANES {
+        let Some(j) = rows.row(first + l.min(n - 1)) else {
+            continue;
+        };
+        let (Some(tri), Some(&area)) = (hull.triangles.get(j), hull.areas.get(j)) else {
+            continue;
+        };
+        areas[l] = area;
+        let mut sum = [[0.0; 3]; 3];
+        for (c, &i) in tri.iter().enumerate() {
+            let i = i as usize;
+            let v = body.vertices.get(i).copied().unwrap_or_default();
+            corners[c][0][l] = v.x;
+            corners[c][1][l] = v.y;
+            corners[c][2][l] = v.z;
+            corners[c][3][l] = body.heights.get(i).copied().unwrap_or_default();
+            if let Some(w) = body.water {
+                sum[c] = w.get(i).copied().unwrap_or_default().to_array();
+            }
+        }
+        for axis in 0..3 {
+            water[axis][l] = (sum[0][axis] + sum[1][axis] + sum[2][axis]) / 3.0;
+        }
+    }
+    (corners, water, areas)
+}
+
+/// Adds lanes `0..n` of `from`, in order, to lane 0 of `to`: a lone body's triangles'
+/// contributions, in the order a group adds them to each body's sums.
+#[inline(always)]
+fn add_in_order(to: &mut Lanes, from: &Lanes, n: usize) {
+    for value in &from[..n] {
+        to[0] += value;
+    }
+}
+
+#[inline(always)]
+fn add_vectors_in_order(to: &mut LaneVectors, from: &LaneVectors, n: usize) {
+    for axis in 0..3 {
+        add_in_order(&mut to[axis], &from[axis], n);
+    }
+}
+
+impl PassOneSums {
+    /// Adds lanes `0..n` of `t`, in order, to lane 0 ([`add_in_order`]).
+    #[inline(always)]
+    fn add_in_order(&mut self, t: &PassOneSums, n: usize) {
+        add_vectors_in_order(&mut self.buoyancy_force, &t.buoyancy_force, n);
+        add_vectors_in_order(&mut self.buoyancy_torque, &t.buoyancy_torque, n);
+        add_vectors_in_order(&mut self.slamming_force, &t.slamming_force, n);
+        add_vectors_in_order(&mut self.slamming_torque, &t.slamming_torque, n);
+        add_vectors_in_order(&mut self.air_force, &t.air_force, n);
+        add_vectors_in_order(&mut self.air_torque, &t.air_torque, n);
+        add_in_order(&mut self.volume, &t.volume, n);
+        add_vectors_in_order(&mut self.volume_moment, &t.volume_moment, n);
+        add_in_order(&mut self.area, &t.area, n);
+        add_vectors_in_order(&mut self.area_moment, &t.area_moment, n);
+        add_in_order(&mut self.pieces, &t.pieces, n);
+    }
+}
+
+impl DragLanes {
+    /// Adds lanes `0..n` of `t`, in order, to lane 0 ([`add_in_order`]).
+    #[inline(always)]
+    fn add_in_order(&mut self, t: &DragLanes, n: usize) {
+        add_vectors_in_order(&mut self.viscous, &t.viscous, n);
+        add_vectors_in_order(&mut self.pressure, &t.pressure, n);
+        add_vectors_in_order(&mut self.torque, &t.torque, n);
+    }
+}
+
+/// Where a lone body's slamming history is read and written: by chunk (all its rows, a
+/// small hull), or by row with the new rates pushed to a list (a big hull's cut rows).
+enum LoneHistory<'p, 'h> {
+    Chunk(&'p HistoryChunk<'h>, &'p mut HistoryChunkMut<'h>),
+    Listed(&'p History, &'p mut Vec<(u32, DVec3)>),
+}
+
+impl LoneHistory<'_, '_> {
+    /// Row `j`'s last swept volume rate.
+    #[inline(always)]
+    fn prior(&self, j: usize) -> [f64; 3] {
+        match self {
+            LoneHistory::Chunk(prior, _) => {
+                std::array::from_fn(|axis| f64::from(prior.swept[axis].get(j).copied().unwrap_or_default()))
+            }
+            LoneHistory::Listed(prior, _) => prior.get(j).to_array(),
+        }
+    }
+
+    /// Keeps row `j`'s new swept volume rate.
+    #[inline(always)]
+    fn keep(&mut self, j: usize, now: [f64; 3]) {
+        match self {
+            LoneHistory::Chunk(_, history) => {
+                for axis in 0..3 {
+                    if let Some(swept) = history.swept[axis].get_mut(j) {
+                        *swept = narrow(now[axis]);
+                    }
+                }
+            }
+            LoneHistory::Listed(_, history) => history.push((j as u32, DVec3::from_array(now))),
+        }
+    }
+}
+
+/// [`pass_one`](fn@super::pass_one) for a body stepped alone: its triangles eight at a
+/// time, one in each lane, by the functions a group uses, and each triangle's contribution
+/// added to the body's sums in triangle order as a group adds it: the same numbers, to the
+/// bit, as the body would get in any group. The sums are in lane 0; `motion` and `mass` in every lane.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pass_one_single<'h>(
+    hull: &Hull,
+    body: &Single<'_>,
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    prior: &HistoryChunk<'h>,
+    history: &mut HistoryChunkMut<'h>,
+) -> PassOneSums {
+    let history = LoneHistory::Chunk(prior, history);
+    lone_pass_one(hull, body, Rows::All, motion, mass, k, history)
+}
+
+/// [`pass_one_single`] for the triangles in `list` only (a big hull's cut ones), eight
+/// at a time, with their slamming history read from `prior` by row and each one's new
+/// swept volume rate pushed to `history`. The sums, in lane 0, in the list's order.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pass_one_listed(
+    hull: &Hull,
+    body: &Single<'_>,
+    list: &[u32],
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    prior: &History,
+    history: &mut Vec<(u32, DVec3)>,
+) -> PassOneSums {
+    let history = LoneHistory::Listed(prior, history);
+    lone_pass_one(hull, body, Rows::Listed(list), motion, mass, k, history)
+}
+
+#[inline(always)]
+fn lone_pass_one(
+    hull: &Hull,
+    body: &Single<'_>,
+    rows: Rows<'_>,
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    history: LoneHistory<'_, '_>,
+) -> PassOneSums {
+    match (k.slamming.is_some(), k.air.is_some()) {
+        (true, true) => lone_one_loop::<true, true>(hull, body, rows, motion, mass, k, history),
+        (false, true) => lone_one_loop::<false, true>(hull, body, rows, motion, mass, k, history),
+        (true, false) => lone_one_loop::<true, false>(hull, body, rows, motion, mass, k, history),
+        (false, false) => lone_one_loop::<false, false>(hull, body, rows, motion, mass, k, history),
+    }
+}
+
+#[inline(always)]
+fn lone_one_loop<const SLAM: bool, const AIR: bool>(
+    hull: &Hull,
+    body: &Single<'_>,
+    rows: Rows<'_>,
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    mut history: LoneHistory<'_, '_>,
+) -> PassOneSums {
+    let mut s = PassOneSums::default();
+    let c = one_constants(k);
+    let count = rows.len(hull.triangles.len());
+    for first in (0..count).step_by(LANES) {
+        let n = LANES.min(count - first);
+        let (corners, water, areas) = lone_corners(hull, body, rows, first, n);
+        let corners = [&corners[0], &corners[1], &corners[2]];
+        let mut before = [[0.0; LANES]; 3];
+        for l in 0..n {
+            if let Some(j) = rows.row(first + l) {
+                let prior = history.prior(j);
+                for axis in 0..3 {
+                    before[axis][l] = prior[axis];
+                }
+            }
+        }
+        let mut now = [[0.0; LANES]; 3];
+        let mut t = PassOneSums::default();
+        let args = (&corners, &water, &areas, motion, mass, &before, &mut now);
+        match kind(&corners) {
+            DRY => one_triangle::<SLAM, AIR, DRY>(args, &c, &mut t),
+            WET => one_triangle::<SLAM, AIR, WET>(args, &c, &mut t),
+            _ => one_triangle::<SLAM, AIR, MIXED>(args, &c, &mut t),
+        }
+        for l in 0..n {
+            if let Some(j) = rows.row(first + l) {
+                history.keep(j, [now[0][l], now[1][l], now[2][l]]);
+            }
+        }
+        s.add_in_order(&t, n);
+    }
+    s
+}
+
+/// [`pass_two`](fn@super::pass_two) for a body stepped alone, as [`pass_one_single`] does
+/// the first pass.
+#[inline(always)]
+pub(crate) fn pass_two_single(
+    hull: &Hull,
+    body: &Single<'_>,
+    motion: &LaneMotion,
+    viscous_factor: &Lanes,
+    k: &DragConstants,
+) -> DragLanes {
+    lone_pass_two(hull, body, Rows::All, motion, viscous_factor, k)
+}
+
+/// [`pass_two_single`] for the triangles in `list` only, as [`pass_one_listed`].
+#[inline(always)]
+pub(crate) fn pass_two_listed(
+    hull: &Hull,
+    body: &Single<'_>,
+    list: &[u32],
+    motion: &LaneMotion,
+    viscous_factor: &Lanes,
+    k: &DragConstants,
+) -> DragLanes {
+    lone_pass_two(hull, body, Rows::Listed(list), motion, viscous_factor, k)
+}
+
+#[inline(always)]
+fn lone_pass_two(
+    hull: &Hull,
+    body: &Single<'_>,
+    rows: Rows<'_>,
+    motion: &LaneMotion,
+    viscous_factor: &Lanes,
+    k: &DragConstants,
+) -> DragLanes {
+    let mut s = DragLanes::default();
+    let count = rows.len(hull.triangles.len());
+    for first in (0..count).step_by(LANES) {
+        let n = LANES.min(count - first);
+        let (corners, water, areas) = lone_corners(hull, body, rows, first, n);
+        let corners = [&corners[0], &corners[1], &corners[2]];
+        let mut t = DragLanes::default();
+        let args = (&corners, &water, &areas, motion, viscous_factor, k);
+        match kind(&corners) {
+            DRY => continue,
+            WET => drag_triangle::<WET>(args, &mut t),
+            _ => drag_triangle::<MIXED>(args, &mut t),
+        }
+        s.add_in_order(&t, n);
+    }
+    s
+}
+
+/// A thread's buffers for a group's columns, kept from one group to the next (no
+/// allocation once they have grown to the hull).
+#[derive(Default)]
+pub(crate) struct LaneScratch {
+    pub vertices: Vec<LaneVertex>,
+    pub water: Vec<LaneVectors>,
+    pub prior: Vec<LaneHistory>,
+    pub history: Vec<LaneHistory>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<LaneScratch> = std::cell::RefCell::default();
+}
+
+impl LaneScratch {
+    /// This thread's buffers, lent until [`LaneScratch::give_back`]. (Not a closure run
+    /// with them: closures are compiled for the baseline processor only, not for the one
+    /// the step's code was chosen for.)
+    pub fn take() -> LaneScratch {
+        SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()))
+    }
+
+    pub fn give_back(scratch: LaneScratch) {
+        SCRATCH.with(|s| *s.borrow_mut() = scratch);
+    }
+}

@@ -1,0 +1,94 @@
+//! The lanes' branch-free clipping against `hull::clip`'s, to the bit.
+
+use super::*;
+use crate::forces::kernel_tests::Lcg;
+use crate::hull::clip::{self, Tri};
+use glam::DVec3;
+
+fn bits(p: &Piece) -> Vec<u64> {
+    p.v.iter().flatten().chain(&p.h).map(|x| x.to_bits()).collect()
+}
+
+fn tri_bits(t: &Tri) -> Vec<u64> {
+    t.v.iter()
+        .flat_map(|v| v.to_array())
+        .chain(t.height)
+        .map(f64::to_bits)
+        .collect()
+}
+
+/// A missing piece: three corners on one point (no area, so no force).
+fn is_none(p: &Piece) -> bool {
+    p.v[1] == p.v[0] && p.v[2] == p.v[0]
+}
+
+/// The lanes' clipping against `clip.rs`'s, to the bit, for one triangle.
+fn check(v: [[f64; 3]; 3], h: [f64; 3]) {
+    let lanes = clip(v, h);
+    let reference = clip::clip(&Tri {
+        v: v.map(DVec3::from_array),
+        height: h,
+    });
+    assert_eq!(
+        lanes.under as usize,
+        h.iter().filter(|&&h| h < 0.0).count(),
+        "{v:?} {h:?}"
+    );
+    for (name, got, want) in [
+        ("wet", &lanes.wet, reference.submerged()),
+        ("dry", &lanes.dry, reference.emerged()),
+    ] {
+        for (k, piece) in got.iter().enumerate() {
+            match want.get(k) {
+                Some(t) => assert_eq!(bits(piece), tri_bits(t), "{name} piece {k} of {v:?} {h:?}"),
+                None => assert!(is_none(piece), "{name} piece {k} of {v:?} {h:?} should be missing"),
+            }
+        }
+    }
+}
+
+#[test]
+fn the_lanes_clip_a_triangle_into_clip_rs_pieces_to_the_bit() {
+    let mut rng = Lcg(29);
+    let mut cases = 0;
+    // Heights that matter: on the water (+0 and -0), just under or over it, far off.
+    let special = [0.0, -0.0, 1e-300, -1e-300, f64::MIN_POSITIVE, -1e-12, 1e-12, -3.0, 5.0];
+    for round in 0..20_000 {
+        let mut corner = || [rng.next(), rng.next(), rng.next()];
+        let mut v = [corner(), corner(), corner()];
+        match round % 5 {
+            // Degenerate: two corners on one point, or three on a line.
+            1 => v[1] = v[0],
+            2 => v[2] = std::array::from_fn(|x| 0.5 * (v[0][x] + v[1][x])),
+            // A sliver: the third corner a hair from the first edge.
+            3 => v[2] = std::array::from_fn(|x| v[0][x] + 0.3 * (v[1][x] - v[0][x]) + 1e-13),
+            _ => {}
+        }
+        let level = rng.next() * 0.8;
+        let mut h = v.map(|p| p[1] - level);
+        if round % 3 == 0 {
+            let k = (round / 3) % 3;
+            h[k] = special[(round / 9) % special.len()];
+        }
+        if round % 7 == 0 {
+            h[(round + 1) % 3] = special[(round / 7) % special.len()];
+        }
+        check(v, h);
+        cases += 1;
+    }
+    // Every count of corners under the water, with corners on it.
+    for h in [
+        [-1.0, -2.0, -0.5],
+        [1.0, 2.0, 0.5],
+        [0.0, 0.0, 0.0],
+        [-0.0, -0.0, -0.0],
+        [0.0, -1.0, -1.0],
+        [0.0, 0.0, -1.0],
+        [-1.0, 0.0, 1.0],
+        [1.0, -1.0, 0.0],
+    ] {
+        check([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], h);
+        cases += 1;
+    }
+    assert!(cases > 20_000);
+}
