@@ -184,10 +184,10 @@ func _gerstner_boat() -> Node3D:
 	# gdext refuses a typed one passed through `set()`.
 	var waves := []
 	var specs := [
-		[0.5, 22.0, Vector2(1, 0.2), 0.45],
-		[0.3, 12.0, Vector2(0.7, 0.7), 0.4],
-		[0.15, 6.0, Vector2(1, -0.5), 0.3],
-		[0.08, 3.5, Vector2(0.2, 1), 0.25],
+		[0.5, 22.0, Vector2(1, 0.2), 0.35],
+		[0.3, 12.0, Vector2(0.7, 0.7), 0.3],
+		[0.15, 6.0, Vector2(1, -0.5), 0.2],
+		[0.08, 3.5, Vector2(0.2, 1), 0.1],
 	]
 	for i in specs.size():
 		var wave := KeelGerstnerWave.new()
