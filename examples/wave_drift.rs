@@ -3,7 +3,8 @@
 //!
 //! Run with `cargo run --release --example wave_drift` (about a minute). Each box floats
 //! at 0.4 of water's density, with every default force, integrated as an engine does
-//! (semi-implicit Euler with the gyroscopic term, dt 1/120 s), from where the water moves
+//! (semi-implicit Euler with the gyroscopic term, dt 1/120 s, the world's clock advanced
+//! before every step), from where the water moves
 //! straight up and with the water's velocity, and its mean velocity along the waves is
 //! taken over 32 wave periods (162 s) after 16 (81 s): printed in m/s
 //! and in Stokes drifts `omega k A^2` (0.049 m/s), positive along the waves, with half the
@@ -107,6 +108,8 @@ fn drift(size: f64, steepness: f64, velocities: GerstnerVelocities) -> keel::Res
             angular_velocity: spin,
             center_of_mass: position,
         };
+        // The water moves on: the world's clock is the host's to set.
+        world.set_time(i as f64 * dt)?;
         let forces = world.step_body(id, &state, dt)?;
         velocity += (forces.force / mass - DVec3::Y * GRAVITY) * dt;
         let r = DMat3::from_quat(rotation);
