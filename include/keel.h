@@ -180,12 +180,14 @@ typedef struct KeelPerlinWaterDesc {
 
 // One wave of a Gerstner (trochoidal) sea; deep-water dispersion omega^2 = g k.
 //
-// The water's particles move on circles of radius `amplitude` at speed
-// `amplitude * omega` (k = 2 pi / wavelength, omega = sqrt(g k)), decaying as e^{-k d}
-// at depth d under the surface, and come back where they started: the sea carries
-// nothing. The steepness only shapes the drawn crests (a horizontal displacement of
-// steepness / k): the surface hosts draw (keel_water_sample's heights) is what bodies
-// float on, and the velocities bodies feel are the orbits', whatever the steepness.
+// The water's particles move along the waves as on circles of radius `amplitude`, at
+// `amplitude * omega` (k = 2 pi / wavelength, omega = sqrt(g k)), and up and down with
+// the drawn surface, decaying as e^{-k d} at depth d under the surface; they come back
+// where they started: the sea carries nothing. The steepness only shapes the drawn
+// crests (a horizontal displacement of steepness / k), not how far the water moves
+// along: the surface hosts draw (keel_water_sample's heights) is what bodies float on
+// and what the water's surface does, and at crests and troughs the water moves at
+// `amplitude * omega` along the waves whatever the steepness.
 typedef struct KeelGerstnerWave {
   // m.
   float amplitude;

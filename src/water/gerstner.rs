@@ -31,9 +31,16 @@
 //! ```
 //!
 //! solved by the same Newton iteration (Jacobian `I - sum k_i A_i cos theta_i D_i D_i^T`).
-//! For `Q = k A` the two trochoids are one, and the drawn surface is the sea's exactly;
-//! for other `Q` the crests are drawn sharper (or rounder) than the orbits, a shape with
-//! no current of its own. Below the surface the velocity decays as `e^{-k d}` with the
+//! For `Q = k A` the two trochoids are one, and the drawn surface is the sea's exactly.
+//! For other `Q` the crests are drawn sharper (or rounder) than the orbits, and the water
+//! keeps to what is drawn: its horizontal velocity `u` is the orbit's, its vertical the
+//! one that keeps the water's surface on the drawn one, `v = d eta / dt + u . grad eta`
+//! (the kinematic condition; `Surface::riding`). Its paths stay closed (the horizontal
+//! motion is the orbit's, the vertical the drawn height where the particle is), its
+//! speed is `A omega` along the waves at crests and troughs, and a sharpened crest's
+//! face rises and falls through the water no faster than the water itself: a body
+//! riding the drawn surface meets no vertical current of the shape's making. Below the
+//! surface the velocity decays as `e^{-k d}` with the
 //! depth `d` under the local surface ([`GerstnerWater::velocity_decay`], applied by the
 //! step). [`GerstnerVelocities::Linear`] gives linear (Airy) theory's field instead,
 //! whose particles drift along the waves at the Stokes drift `omega k A^2`.
