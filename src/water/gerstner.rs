@@ -511,9 +511,6 @@ impl GerstnerWater {
                         s.height[l] += w.amplitude * cos;
                         s.slope[0][l] += w.rise.x * sin;
                         s.slope[1][l] += w.rise.y * sin;
-                        s.velocity[0][l] += w.drawn_along.x * cos;
-                        s.velocity[1][l] += w.vertical * sin;
-                        s.velocity[2][l] += w.drawn_along.y * cos;
                     }
                 }
             }
@@ -521,6 +518,44 @@ impl GerstnerWater {
         // (Symmetric: the off-diagonal entries are one sum, as in the one-point code.)
         s.jacobian[2] = s.jacobian[1];
         s
+    }
+
+    /// The drawn particles' velocities (`(Q omega / k) D cos` and `A omega sin` summed, as
+    /// [`GerstnerWater::surface_at`] sums them for one point) into `s`, the surfaces
+    /// [`GerstnerWater::surfaces_at`] last evaluated with `angles`. Only the riding
+    /// velocity needs them, and only at the solve's answer: summed in every iteration
+    /// they cost more than the looser orbit solve saves. A sea of up to [`WAVES`] waves
+    /// finds that evaluation's sines and cosines still in `angles` (a lane that is done
+    /// keeps its rest position, so the last evaluation had every lane's answer); a
+    /// bigger one takes them again at `x0`, chunk by chunk.
+    #[inline(always)]
+    fn drawn_velocities(&self, x0: &[[f64; LANES]; 2], t: f64, angles: &mut Angles, s: &mut Lanes) {
+        let Angles { theta, sines, cosines } = angles;
+        let again = self.waves.len() > WAVES;
+        for waves in self.waves.chunks(WAVES) {
+            if again {
+                for (theta, w) in theta.iter_mut().zip(waves) {
+                    let start = w.phase - w.omega * t;
+                    for l in 0..LANES {
+                        theta[l] = w.angle(x0[0][l], x0[1][l], start);
+                    }
+                }
+                let count = waves.len() * LANES;
+                super::trig::sin_cos(
+                    &theta.as_flattened()[..count],
+                    &mut sines.as_flattened_mut()[..count],
+                    &mut cosines.as_flattened_mut()[..count],
+                );
+            }
+            for ((w, sines), cosines) in waves.iter().zip(&*sines).zip(&*cosines) {
+                for l in 0..LANES {
+                    let (sin, cos) = (sines[l], cosines[l]);
+                    s.velocity[0][l] += w.drawn_along.x * cos;
+                    s.velocity[1][l] += w.vertical * sin;
+                    s.velocity[2][l] += w.drawn_along.y * cos;
+                }
+            }
+        }
     }
 
     /// [`GerstnerWater::solve_from`] for [`LANES`] points at once: every lane iterates
@@ -605,7 +640,11 @@ fn sample_batch(
             let p = chunk[l.min(chunk.len() - 1)];
             DVec2::new(p.x, p.z)
         });
-        let (x0, lanes) = sea.solve_lanes::<false>(x, guess(&last, &x), t, &mut angles);
+        let (x0, mut lanes) = sea.solve_lanes::<false>(x, guess(&last, &x), t, &mut angles);
+        if orbits {
+            let at = [x0.map(|p| p.x), x0.map(|p| p.y)];
+            sea.drawn_velocities(&at, t, &mut angles, &mut lanes);
+        }
         remember(&mut last, &x, &x0, &lanes, chunk.len());
         let orbit = orbits.then(|| {
             let (x0, lanes) = sea.solve_lanes::<true>(x, guess(&last_orbit, &x), t, &mut angles);
@@ -823,7 +862,11 @@ mod tests {
     fn each_lane_is_the_one_point_answer_of<const ORBIT: bool>(sea: &GerstnerWater) {
         let t = 4.2;
         let x0: [DVec2; LANES] = std::array::from_fn(|l| DVec2::new(l as f64 * 1.3 - 4.0, (l as f64).sin() * 3.0));
-        let lanes = sea.surfaces_at::<ORBIT>(&[x0.map(|p| p.x), x0.map(|p| p.y)], t, &mut Angles::new());
+        let (at, mut angles) = ([x0.map(|p| p.x), x0.map(|p| p.y)], Angles::new());
+        let mut lanes = sea.surfaces_at::<ORBIT>(&at, t, &mut angles);
+        if !ORBIT {
+            sea.drawn_velocities(&at, t, &mut angles, &mut lanes);
+        }
         for (l, &p) in x0.iter().enumerate() {
             let (one, lane) = (sea.surface_at::<ORBIT>(p, t), lanes.lane(l));
             assert_eq!(format!("{one:?}"), format!("{lane:?}"), "lane {l}");
@@ -832,7 +875,13 @@ mod tests {
         // with the answer the one-point solver gives from the same guess.
         let x: [DVec2; LANES] = std::array::from_fn(|l| DVec2::new(l as f64 * 0.9 - 3.0, 2.0 - l as f64 * 0.4));
         let guess: [DVec2; LANES] = std::array::from_fn(|l| if l % 2 == 0 { x[l] } else { x[l] + DVec2::splat(0.3) });
-        let (x0, lanes) = sea.solve_lanes::<ORBIT>(x, guess, t, &mut Angles::new());
+        let mut angles = Angles::new();
+        let (x0, mut lanes) = sea.solve_lanes::<ORBIT>(x, guess, t, &mut angles);
+        if !ORBIT {
+            // From the last evaluation's sines and cosines (or taken again at the answer).
+            let at = [x0.map(|p| p.x), x0.map(|p| p.y)];
+            sea.drawn_velocities(&at, t, &mut angles, &mut lanes);
+        }
         for l in 0..LANES {
             let (p, one) = sea.solve_from::<ORBIT>(x[l], guess[l], t);
             assert_eq!(p, x0[l], "lane {l}");
