@@ -5,8 +5,10 @@ extends SceneTree
 ## the physics frame and an idle frame that does nothing), median and mean over the
 ## measured frames.
 ##
-## godot --headless --path PROJECT -s res://bench.gd -- keel|keel-one|plain [bodies] [frames]
-## (keel-one: Keel on the physics thread alone, use_worker_thread_pool off)
+## godot --headless --path PROJECT -s res://bench.gd -- keel|keel-one|plain [bodies] [frames] [box|bunny]
+## (keel-one: Keel on the physics thread alone, use_worker_thread_pool off; bunny: the
+## Stanford bunny of res://bunny.obj.txt at a tenth of its size, about 1 m, 300 kg, with
+## a box of its bounds as collision shape, as `cargo bench --bench profile -- bunnies-N`)
 ## (tools/bench.sh builds the project and runs every case under both physics servers.)
 
 const WARMUP_FRAMES := 120
@@ -18,6 +20,10 @@ var _samples: Array[float] = []
 var _last_usec := 0
 var _mode := "keel"
 var _count := 400
+var _hull := "box"
+var _bodies: Array[RigidBody3D] = []
+var _bunny: ArrayMesh
+var _bunny_bounds: AABB
 
 
 func _initialize() -> void:
@@ -28,6 +34,10 @@ func _initialize() -> void:
 		_count = int(args[1])
 	if args.size() > 2:
 		_frames = int(args[2])
+	if args.size() > 3:
+		_hull = args[3]
+	if _hull == "bunny":
+		_load_bunny()
 	if _mode.begins_with("keel"):
 		var water: Node3D = ClassDB.instantiate("KeelWater")
 		water.use_worker_thread_pool = _mode == "keel"
@@ -35,7 +45,9 @@ func _initialize() -> void:
 	var side := ceili(sqrt(float(_count)))
 	for i in _count:
 		var at := Vector3((i % side) * SPACING, 0.0, (i / side) * SPACING)
-		root.add_child(_make_box(at))
+		var body := _make_body(at)
+		_bodies.append(body)
+		root.add_child(body)
 
 
 func _physics_process(_delta: float) -> bool:
@@ -51,32 +63,70 @@ func _physics_process(_delta: float) -> bool:
 			total += s
 		var mean := total / _samples.size()
 		var median := _samples[_samples.size() / 2]
-		print("BENCH %s %s bodies=%d frames=%d median_ms=%.4f mean_ms=%.4f" % [
-			ProjectSettings.get_setting("physics/3d/physics_engine"), _mode, _count,
-			_samples.size(), median, mean
+		# Floating bodies are in the water, and were all stepped: a bench of bodies
+		# Keel left out would measure nothing.
+		var wet := 0
+		for b in _bodies:
+			if b.has_method("is_in_water") and b.is_in_water():
+				wet += 1
+		print("BENCH %s %s %s bodies=%d frames=%d median_ms=%.4f mean_ms=%.4f wet=%d" % [
+			ProjectSettings.get_setting("physics/3d/physics_engine"), _mode, _hull, _count,
+			_samples.size(), median, mean, wet
 		])
 		quit(0)
 		return true
 	return false
 
 
-func _make_box(at: Vector3) -> RigidBody3D:
+func _make_body(at: Vector3) -> RigidBody3D:
 	var body: RigidBody3D
 	if _mode.begins_with("keel"):
 		body = ClassDB.instantiate("BuoyantBody3D")
 	else:
 		body = RigidBody3D.new()
 		body.can_sleep = false
-	body.mass = 400.0
 	body.position = at
 	var shape := CollisionShape3D.new()
 	var box := BoxShape3D.new()
-	box.size = Vector3(1.0, 1.0, 1.0)
+	var mesh := MeshInstance3D.new()
+	if _hull == "bunny":
+		body.mass = 300.0
+		box.size = _bunny_bounds.size
+		shape.position = _bunny_bounds.get_center()
+		mesh.mesh = _bunny
+	else:
+		body.mass = 400.0
+		box.size = Vector3(1.0, 1.0, 1.0)
+		var box_mesh := BoxMesh.new()
+		box_mesh.size = Vector3(1.0, 1.0, 1.0)
+		mesh.mesh = box_mesh
 	shape.shape = box
 	body.add_child(shape)
-	var mesh := MeshInstance3D.new()
-	var box_mesh := BoxMesh.new()
-	box_mesh.size = Vector3(1.0, 1.0, 1.0)
-	mesh.mesh = box_mesh
 	body.add_child(mesh)
 	return body
+
+
+## The OBJ's vertices (at a tenth of the size) and triangles, indexed as in the file.
+## Godot's front faces wind clockwise, the OBJ's counter-clockwise: each face is turned
+## over, as an imported mesh would be.
+func _load_bunny() -> void:
+	var text := FileAccess.get_file_as_string("res://bunny.obj.txt")
+	var vertices := PackedVector3Array()
+	var indices := PackedInt32Array()
+	for line in text.split("\n"):
+		var parts := line.strip_edges().split(" ", false)
+		if parts.size() >= 4 and parts[0] == "v":
+			vertices.append(0.1 * Vector3(float(parts[1]), float(parts[2]), float(parts[3])))
+		elif parts.size() >= 4 and parts[0] == "f":
+			var corners: Array[int] = []
+			for p in parts.slice(1):
+				corners.append(int(p.split("/")[0]) - 1)
+			for k in range(1, corners.size() - 1):
+				indices.append_array([corners[0], corners[k + 1], corners[k]])
+	var arrays := []
+	arrays.resize(Mesh.ARRAY_MAX)
+	arrays[Mesh.ARRAY_VERTEX] = vertices
+	arrays[Mesh.ARRAY_INDEX] = indices
+	_bunny = ArrayMesh.new()
+	_bunny.add_surface_from_arrays(Mesh.PRIMITIVE_TRIANGLES, arrays)
+	_bunny_bounds = _bunny.get_aabb()
