@@ -154,6 +154,7 @@ var previous := PackedByteArray()
 var reloads_ok := 0
 var reloads := 0
 var spin_start := Quaternion.IDENTITY
+var depth_at_step := {}
 
 
 func _initialize() -> void:
@@ -233,12 +234,16 @@ func _physics_process(_delta: float) -> bool:
 	if frame == 30:
 		check("shared_params_off", shared_a.get_buoyancy_force().y == 0.0 and shared_b.get_buoyancy_force().y == 0.0)
 		params.buoyancy_model = KeelBodyParams.BUOYANCY_VOLUME
+		# The KeelWater steps after this script's _physics_process (a SceneTree's runs
+		# first of all), from the poses the bodies have now.
+		for body in [shared_a, shared_b]:
+			depth_at_step[body.name] = 0.5 - body.position.y
 	if frame == 31:
-		# Archimedes for a 1 m cube as deep as it was at this frame's step (the slamming
-		# of its first wet frame lifted it a little).
+		# Archimedes for a 1 m cube as deep as it was at the last step (the slamming of
+		# its first wet frame lifted it a little).
 		for body in [shared_a, shared_b]:
 			var force: float = body.get_buoyancy_force().y
-			var archimedes: float = 1000.0 * 9.81 * (0.5 - body.position.y)
+			var archimedes: float = 1000.0 * 9.81 * depth_at_step[body.name]
 			check("shared_params_on", absf(force - archimedes) < 1e-3 * archimedes, "%f %f" % [force, archimedes])
 		check("default_params", absf(still.get_buoyancy_force().y) > 100.0)
 	if frame == 121:
