@@ -172,6 +172,16 @@ func _initialize() -> void:
 	check("untyped_waves", water.gerstner_waves.size() == 1, str(water.gerstner_waves))
 	water.gerstner_waves = [1.5]
 	check("bad_waves_refused", water.gerstner_waves.size() == 1, str(water.gerstner_waves))
+	# A typed Array is taken too, through an untyped reference and a typed one.
+	var typed: Array[KeelGerstnerWave] = [wave, wave]
+	water.gerstner_waves = typed
+	check("typed_waves", water.gerstner_waves.size() == 2, str(water.gerstner_waves))
+	var keel_water: KeelWater = water
+	typed.append(wave)
+	keel_water.gerstner_waves = typed
+	check("typed_waves_typed_node", keel_water.gerstner_waves.size() == 3, str(keel_water.gerstner_waves))
+	water.set("gerstner_waves", [wave])
+	check("untyped_waves_by_set", water.gerstner_waves.size() == 1, str(water.gerstner_waves))
 	params = ClassDB.instantiate("KeelBodyParams")
 	params.buoyancy_model = 7
 	check("buoyancy_refused", params.buoyancy_model == KeelBodyParams.BUOYANCY_PRESSURE)

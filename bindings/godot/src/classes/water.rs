@@ -155,9 +155,9 @@ pub struct KeelWater {
     perlin_only_x: bool,
 
     /// The Gerstner waves (KeelGerstnerWave resources); empty shows three crossing swells
-    /// (empty slots are skipped). A script assigns an untyped Array (a typed one is
-    /// refused by gdext's conversion); one holding anything but waves is refused with an
-    /// error.
+    /// (empty slots are skipped). A script may assign an untyped Array (kept as it is) or
+    /// an `Array[KeelGerstnerWave]` (kept as an untyped copy); one holding anything but
+    /// waves is refused with an error.
     #[export_group(name = "Gerstner", prefix = "gerstner_")]
     #[var(set = set_gerstner_waves, hint = TYPE_STRING, hint_string = WAVES_HINT, usage_flags = [DEFAULT])]
     gerstner_waves: VarArray,
@@ -321,6 +321,26 @@ impl INode3D for KeelWater {
         self.step_frame(Engine::singleton().get_physics_frames(), delta);
         self.time += delta * self.time_scale;
         self.ensure_world();
+    }
+
+    fn on_set(&mut self, property: StringName, value: Variant) -> bool {
+        // A script's `Array[KeelGerstnerWave]`: gdext converts only an untyped Array to
+        // the setter's argument, so a typed one is taken here (Godot asks the class
+        // before it calls the property's setter) as an untyped copy. Anything else goes
+        // the usual way.
+        if property != "gerstner_waves" {
+            return false;
+        }
+        let Ok(array) = value.try_to::<AnyArray>() else {
+            return false;
+        };
+        match array.try_cast_array::<Variant>() {
+            Ok(_) => false,
+            Err(typed) => {
+                self.set_gerstner_waves(typed.iter_shared().collect());
+                true
+            }
+        }
     }
 
     fn get_configuration_warnings(&self) -> PackedStringArray {
@@ -489,10 +509,10 @@ impl KeelWater {
         self.base_mut().update_configuration_warnings();
     }
 
-    /// Sets `gerstner_waves` from an untyped Array of KeelGerstnerWave (nulls are
-    /// skipped; a typed Array is refused by gdext before this is called); an Array
-    /// holding anything else is refused with an error naming the first wrong element, and
-    /// the waves stay as they were.
+    /// Sets `gerstner_waves` from an Array of KeelGerstnerWave (nulls are skipped; a
+    /// typed Array assigned to the property arrives as an untyped copy); an Array holding
+    /// anything else is refused with an error naming the first wrong element, and the
+    /// waves stay as they were.
     #[func]
     pub fn set_gerstner_waves(&mut self, waves: VarArray) {
         let wrong = waves
