@@ -6,7 +6,8 @@ extends SceneTree
 ## measured frames, and in the keel modes the median of Keel's own batch step
 ## (KeelWater.get_step_time()).
 ##
-## godot --headless --path PROJECT -s res://bench.gd -- keel|keel-one|plain [bodies] [frames] [box|bunny]
+## godot --headless --path PROJECT -s res://bench.gd --
+##     keel|keel-one|plain [bodies] [frames] [box|bunny]
 ## (keel-one: Keel on the physics thread alone, use_worker_thread_pool off; bunny: the
 ## Stanford bunny of res://bunny.obj.txt at a tenth of its size, about 1 m, 300 kg, with
 ## a box of its bounds as collision shape, as `cargo bench --bench profile -- bunnies-N`)
@@ -77,9 +78,12 @@ func _physics_process(_delta: float) -> bool:
 		for b in _bodies:
 			if b.has_method("is_in_water") and b.is_in_water():
 				wet += 1
-		print("BENCH %s %s %s bodies=%d frames=%d median_ms=%.4f mean_ms=%.4f keel_step_ms=%.4f wet=%d" % [
+		var line := "BENCH %s %s %s bodies=%d frames=%d" % [
 			ProjectSettings.get_setting("physics/3d/physics_engine"), _mode, _hull, _count,
-			_samples.size(), median, mean, step_median, wet
+			_samples.size()
+		]
+		print("%s median_ms=%.4f mean_ms=%.4f keel_step_ms=%.4f wet=%d" % [
+			line, median, mean, step_median, wet
 		])
 		quit(0)
 		return true
