@@ -3,10 +3,14 @@ extends SceneTree
 ## boxes as plain RigidBody3D (no water: they fall, touching nothing, as the floating
 ## ones touch nothing), and the wall time of a frame (run flat out with --fixed-fps:
 ## the physics frame and an idle frame that does nothing), median and mean over the
-## measured frames.
+## measured frames, and in the keel modes the median of Keel's own batch step
+## (KeelWater.get_step_time()).
 ##
-## godot --headless --path PROJECT -s res://bench.gd -- keel|keel-one|plain [bodies] [frames]
-## (keel-one: Keel on the physics thread alone, use_worker_thread_pool off)
+## godot --headless --path PROJECT -s res://bench.gd --
+##     keel|keel-one|plain [bodies] [frames] [box|bunny]
+## (keel-one: Keel on the physics thread alone, use_worker_thread_pool off; bunny: the
+## Stanford bunny of res://bunny.obj.txt at a tenth of its size, about 1 m, 300 kg, with
+## a box of its bounds as collision shape, as `cargo bench --bench profile -- bunnies-N`)
 ## (tools/bench.sh builds the project and runs every case under both physics servers.)
 
 const WARMUP_FRAMES := 120
@@ -15,9 +19,15 @@ const SPACING := 3.0
 var _frame := 0
 var _frames := 600
 var _samples: Array[float] = []
+var _step_samples: Array[float] = []
+var _water: Node3D
 var _last_usec := 0
 var _mode := "keel"
 var _count := 400
+var _hull := "box"
+var _bodies: Array[RigidBody3D] = []
+var _bunny: ArrayMesh
+var _bunny_bounds: AABB
 
 
 func _initialize() -> void:
@@ -28,14 +38,20 @@ func _initialize() -> void:
 		_count = int(args[1])
 	if args.size() > 2:
 		_frames = int(args[2])
+	if args.size() > 3:
+		_hull = args[3]
+	if _hull == "bunny":
+		_load_bunny()
 	if _mode.begins_with("keel"):
-		var water: Node3D = ClassDB.instantiate("KeelWater")
-		water.use_worker_thread_pool = _mode == "keel"
-		root.add_child(water)
+		_water = ClassDB.instantiate("KeelWater")
+		_water.use_worker_thread_pool = _mode == "keel"
+		root.add_child(_water)
 	var side := ceili(sqrt(float(_count)))
 	for i in _count:
 		var at := Vector3((i % side) * SPACING, 0.0, (i / side) * SPACING)
-		root.add_child(_make_box(at))
+		var body := _make_body(at)
+		_bodies.append(body)
+		root.add_child(body)
 
 
 func _physics_process(_delta: float) -> bool:
@@ -43,6 +59,9 @@ func _physics_process(_delta: float) -> bool:
 	var now := Time.get_ticks_usec()
 	if _frame > WARMUP_FRAMES:
 		_samples.append((now - _last_usec) / 1000.0)
+		if _water and _water.has_method("get_step_time"):
+			# (Keel's own batch step of the last frame, inside the frame just timed.)
+			_step_samples.append(_water.get_step_time() * 1000.0)
 	_last_usec = now
 	if _frame == WARMUP_FRAMES + _frames:
 		_samples.sort()
@@ -51,32 +70,75 @@ func _physics_process(_delta: float) -> bool:
 			total += s
 		var mean := total / _samples.size()
 		var median := _samples[_samples.size() / 2]
-		print("BENCH %s %s bodies=%d frames=%d median_ms=%.4f mean_ms=%.4f" % [
-			ProjectSettings.get_setting("physics/3d/physics_engine"), _mode, _count,
-			_samples.size(), median, mean
+		_step_samples.sort()
+		var step_median: float = _step_samples[_step_samples.size() / 2] if _step_samples else 0.0
+		# Floating bodies are in the water, and were all stepped: a bench of bodies
+		# Keel left out would measure nothing.
+		var wet := 0
+		for b in _bodies:
+			if b.has_method("is_in_water") and b.is_in_water():
+				wet += 1
+		var line := "BENCH %s %s %s bodies=%d frames=%d" % [
+			ProjectSettings.get_setting("physics/3d/physics_engine"), _mode, _hull, _count,
+			_samples.size()
+		]
+		print("%s median_ms=%.4f mean_ms=%.4f keel_step_ms=%.4f wet=%d" % [
+			line, median, mean, step_median, wet
 		])
 		quit(0)
 		return true
 	return false
 
 
-func _make_box(at: Vector3) -> RigidBody3D:
+func _make_body(at: Vector3) -> RigidBody3D:
 	var body: RigidBody3D
 	if _mode.begins_with("keel"):
 		body = ClassDB.instantiate("BuoyantBody3D")
 	else:
 		body = RigidBody3D.new()
 		body.can_sleep = false
-	body.mass = 400.0
 	body.position = at
 	var shape := CollisionShape3D.new()
 	var box := BoxShape3D.new()
-	box.size = Vector3(1.0, 1.0, 1.0)
+	var mesh := MeshInstance3D.new()
+	if _hull == "bunny":
+		body.mass = 300.0
+		box.size = _bunny_bounds.size
+		shape.position = _bunny_bounds.get_center()
+		mesh.mesh = _bunny
+	else:
+		body.mass = 400.0
+		box.size = Vector3(1.0, 1.0, 1.0)
+		var box_mesh := BoxMesh.new()
+		box_mesh.size = Vector3(1.0, 1.0, 1.0)
+		mesh.mesh = box_mesh
 	shape.shape = box
 	body.add_child(shape)
-	var mesh := MeshInstance3D.new()
-	var box_mesh := BoxMesh.new()
-	box_mesh.size = Vector3(1.0, 1.0, 1.0)
-	mesh.mesh = box_mesh
 	body.add_child(mesh)
 	return body
+
+
+## The OBJ's vertices (at a tenth of the size) and triangles, indexed as in the file.
+## Godot's front faces wind clockwise, the OBJ's counter-clockwise: each face is turned
+## over, as an imported mesh would be.
+func _load_bunny() -> void:
+	var text := FileAccess.get_file_as_string("res://bunny.obj.txt")
+	var vertices := PackedVector3Array()
+	var indices := PackedInt32Array()
+	for line in text.split("\n"):
+		var parts := line.strip_edges().split(" ", false)
+		if parts.size() >= 4 and parts[0] == "v":
+			vertices.append(0.1 * Vector3(float(parts[1]), float(parts[2]), float(parts[3])))
+		elif parts.size() >= 4 and parts[0] == "f":
+			var corners: Array[int] = []
+			for p in parts.slice(1):
+				corners.append(int(p.split("/")[0]) - 1)
+			for k in range(1, corners.size() - 1):
+				indices.append_array([corners[0], corners[k + 1], corners[k]])
+	var arrays := []
+	arrays.resize(Mesh.ARRAY_MAX)
+	arrays[Mesh.ARRAY_VERTEX] = vertices
+	arrays[Mesh.ARRAY_INDEX] = indices
+	_bunny = ArrayMesh.new()
+	_bunny.add_surface_from_arrays(Mesh.PRIMITIVE_TRIANGLES, arrays)
+	_bunny_bounds = _bunny.get_aabb()

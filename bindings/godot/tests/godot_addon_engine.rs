@@ -154,6 +154,7 @@ var previous := PackedByteArray()
 var reloads_ok := 0
 var reloads := 0
 var spin_start := Quaternion.IDENTITY
+var depth_at_step := {}
 
 
 func _initialize() -> void:
@@ -171,6 +172,16 @@ func _initialize() -> void:
 	check("untyped_waves", water.gerstner_waves.size() == 1, str(water.gerstner_waves))
 	water.gerstner_waves = [1.5]
 	check("bad_waves_refused", water.gerstner_waves.size() == 1, str(water.gerstner_waves))
+	# A typed Array is taken too, through an untyped reference and a typed one.
+	var typed: Array[KeelGerstnerWave] = [wave, wave]
+	water.gerstner_waves = typed
+	check("typed_waves", water.gerstner_waves.size() == 2, str(water.gerstner_waves))
+	var keel_water: KeelWater = water
+	typed.append(wave)
+	keel_water.gerstner_waves = typed
+	check("typed_waves_typed_node", keel_water.gerstner_waves.size() == 3, str(keel_water.gerstner_waves))
+	water.set("gerstner_waves", [wave])
+	check("untyped_waves_by_set", water.gerstner_waves.size() == 1, str(water.gerstner_waves))
 	params = ClassDB.instantiate("KeelBodyParams")
 	params.buoyancy_model = 7
 	check("buoyancy_refused", params.buoyancy_model == KeelBodyParams.BUOYANCY_PRESSURE)
@@ -233,12 +244,16 @@ func _physics_process(_delta: float) -> bool:
 	if frame == 30:
 		check("shared_params_off", shared_a.get_buoyancy_force().y == 0.0 and shared_b.get_buoyancy_force().y == 0.0)
 		params.buoyancy_model = KeelBodyParams.BUOYANCY_VOLUME
+		# The KeelWater steps after this script's _physics_process (a SceneTree's runs
+		# first of all), from the poses the bodies have now.
+		for body in [shared_a, shared_b]:
+			depth_at_step[body.name] = 0.5 - body.position.y
 	if frame == 31:
-		# Archimedes for a 1 m cube as deep as it was at this frame's step (the slamming
-		# of its first wet frame lifted it a little).
+		# Archimedes for a 1 m cube as deep as it was at the last step (the slamming of
+		# its first wet frame lifted it a little).
 		for body in [shared_a, shared_b]:
 			var force: float = body.get_buoyancy_force().y
-			var archimedes: float = 1000.0 * 9.81 * (0.5 - body.position.y)
+			var archimedes: float = 1000.0 * 9.81 * depth_at_step[body.name]
 			check("shared_params_on", absf(force - archimedes) < 1e-3 * archimedes, "%f %f" % [force, archimedes])
 		check("default_params", absf(still.get_buoyancy_force().y) > 100.0)
 	if frame == 121:
@@ -482,5 +497,63 @@ fn save_and_load_snapshot_replay_frames_bit_for_bit() {
     };
     for (physics, r) in &runs {
         r.assert_checks(4, physics);
+    }
+}
+
+/// What the one-pass water relies on: bodies tell it of changes instead of being polled.
+/// A body whose script has its own `_physics_process` and `_integrate_forces` floats; a
+/// hull's MeshInstance3D given another mesh, and `hull_mesh` set, rebuild the hull
+/// (Archimedes' draft of the new box: mass over density and footprint).
+const EVENTS: &str = r#"
+var frame := 0
+var scripted: RigidBody3D
+var swapped: RigidBody3D
+var assigned: RigidBody3D
+var hook_calls := 0
+
+
+func _initialize() -> void:
+	root.add_child(make_water(KeelWater.MODEL_FLAT))
+	var script := GDScript.new()
+	script.source_code = "extends BuoyantBody3D\nvar calls := 0\nfunc _physics_process(_d: float) -> void:\n\tcalls += 1\nfunc _integrate_forces(_s: PhysicsDirectBodyState3D) -> void:\n\tcalls += 1\n"
+	check("script_compiles", script.reload() == OK)
+	scripted = make_box("Scripted", Vector3(1, 1, 1), 500.0, Vector3(0, 1, 0))
+	scripted.set_script(script)
+	root.add_child(scripted)
+	swapped = make_box("Swapped", Vector3(1, 1, 1), 500.0, Vector3(5, 0, 0))
+	root.add_child(swapped)
+	assigned = make_box("Assigned", Vector3(1, 1, 1), 500.0, Vector3(10, 0, 0))
+	root.add_child(assigned)
+
+
+func _physics_process(_delta: float) -> bool:
+	frame += 1
+	if frame == 60:
+		var bigger := BoxMesh.new()
+		bigger.size = Vector3(2, 2, 2)
+		for child in swapped.get_children():
+			if child is MeshInstance3D:
+				child.mesh = bigger
+		assigned.hull_mesh = bigger
+	if frame == 600:
+		# A 1 m box of 500 kg floats 0.5 m deep, its centre at the water line; a 2 m one
+		# 0.125 m deep, its centre 0.875 m up.
+		check("scripted_afloat", absf(scripted.position.y) < 0.05, str(scripted.position))
+		check("script_hooks_ran", scripted.calls > 600, str(scripted.calls))
+		check("swapped_mesh_rebuilds_hull", absf(swapped.position.y - 0.875) < 0.05, str(swapped.position))
+		check("hull_mesh_rebuilds_hull", absf(assigned.position.y - 0.875) < 0.05, str(assigned.position))
+		finish()
+		return true
+	return false
+"#;
+
+/// 39.4: the water hears of changes (a script's own physics hooks, a new hull mesh).
+#[test]
+fn bodies_tell_the_water_what_changed() {
+    let Some(runs) = run_both("events", &script(EVENTS), &[]) else {
+        return;
+    };
+    for (physics, r) in &runs {
+        r.assert_checks(5, physics);
     }
 }

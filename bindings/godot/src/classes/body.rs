@@ -4,20 +4,25 @@ use glam::{DAffine3, DVec3};
 use godot::classes::base_material_3d::{Flags, ShadingMode, Transparency};
 use godot::classes::mesh::PrimitiveType;
 use godot::classes::node::InternalMode;
+use godot::classes::object::ConnectFlags;
 use godot::classes::{
     ArrayMesh, CollisionPolygon3D, CollisionShape3D, Engine, IRigidBody3D, ImmediateMesh, Mesh, MeshInstance3D,
-    PhysicsDirectBodyState3D, RigidBody3D, StandardMaterial3D,
+    RigidBody3D, StandardMaterial3D,
 };
 use godot::prelude::*;
 
 use keel::BodyDesc;
 
 use super::body_params::KeelBodyParams;
-use super::water::{GROUP, KeelWater};
+use super::water::{BodyLink, GROUP, KeelWater};
 use crate::convert::{daffine3, dmat3, dvec3, vector3};
-use crate::logic::fleet::{NO_HULL, Outcome, Transition};
+use crate::logic::fleet::Outcome;
 use crate::logic::mesh::{BakedMesh, Surface, bake};
 use crate::logic::state::scale_of;
+
+/// The group every `BuoyantBody3D` joins at run time: a KeelWater that enters the tree
+/// takes the bodies of this group that have no water.
+pub const BODY_GROUP: &str = "keel_buoyant_bodies";
 
 /// A hull's source: its mesh and its node's local transform.
 type MeshKey = (InstanceId, [f64; 12]);
@@ -28,8 +33,11 @@ type MeshKey = (InstanceId, [f64; 12]);
 /// RigidBody3D, and put a [KeelWater] in the scene. How the water acts on the hull is a
 /// [KeelBodyParams] resource (`body_params`), which bodies may share. Its centre of mass
 /// and inertia are the ones Godot uses. Floating bodies do not sleep: the water moves
-/// under them. What is wrong with the body (no collision shape, no water, no hull...)
-/// is warned once when it appears, shown in the Scene dock and given by `get_error()`.
+/// under them. The KeelWater steps all its bodies in one pass a physics frame (before
+/// the nodes' `_physics_process`), so the body's own `_physics_process` and
+/// `_integrate_forces` stay free for a script. What is wrong with the body (no
+/// collision shape, no water, no hull...) is warned once when it appears, shown in the
+/// Scene dock and given by `get_error()`.
 #[derive(GodotClass)]
 #[class(tool, base=RigidBody3D)]
 pub struct BuoyantBody3D {
@@ -38,10 +46,12 @@ pub struct BuoyantBody3D {
     /// transform (and scale) baked in. A closed mesh works best.
     #[export_group(name = "Hull")]
     #[export]
+    #[var(set = set_hull_mesh)]
     hull_mesh: Option<Gd<Mesh>>,
     /// Length for the Reynolds number of the skin friction, m; 0 = the hull's extent
     /// along its local Z.
     #[export(range = (0.0, 500.0, 0.01, or_greater, suffix = "m"))]
+    #[var(set = set_hull_length)]
     hull_length: f64,
 
     /// Cells per side of the water patch sampled under the hull; 0 = sample at every
@@ -55,6 +65,7 @@ pub struct BuoyantBody3D {
     /// a KeelBodyParams resource, which many bodies may share; empty = Keel's defaults.
     #[export_group(name = "Forces")]
     #[export]
+    #[var(set = set_body_params)]
     body_params: Option<Gd<KeelBodyParams>>,
 
     /// Draw the submerged triangles (blue), the waterline (white) and the centre of
@@ -69,14 +80,11 @@ pub struct BuoyantBody3D {
     /// local transform, both exact. Not the body's scale: it is read from the basis
     /// physics rewrites in f32 every frame, so it wobbles as the body turns.
     mesh_key: Option<MeshKey>,
-    last: Option<Outcome>,
-    /// What the body finds wrong with itself ([`Self::sync`]) ...
+    /// What the body finds wrong with itself ([`Self::scan`]) ...
     own_problems: Vec<String>,
-    /// The child count, whether a water was found and the hull key at the last scan of
-    /// the children ...
-    seen: Option<(i32, bool, Option<MeshKey>)>,
-    /// ... and the hull's MeshInstance3D it found.
-    hull_node: Option<Gd<MeshInstance3D>>,
+    /// The hull's MeshInstance3D found at the last scan of the children, and the
+    /// callable that tells the body when that node's mesh is replaced.
+    hull_node: Option<(Gd<MeshInstance3D>, Callable)>,
     /// ... why its mesh could not be a hull, since it was baked ...
     bake_error: Option<String>,
     /// ... and what the water said about it at the last step.
@@ -99,10 +107,8 @@ impl IRigidBody3D for BuoyantBody3D {
             debug_draw: false,
             water: None,
             mesh_key: None,
-            last: None,
             own_problems: Vec::new(),
             bake_error: None,
-            seen: None,
             hull_node: None,
             engine_problems: Vec::new(),
             problems: Vec::new(),
@@ -119,68 +125,31 @@ impl IRigidBody3D for BuoyantBody3D {
         // less a body a frame in a crowd).
         let draw = self.debug_draw;
         self.base_mut().set_process(draw);
-        self.sync();
+        self.base_mut().add_to_group(BODY_GROUP);
+        // Children come and go rarely: the body looks at them then, not every frame.
+        // Deferred: the body may be busy (adding its debug drawing) when it fires.
+        let callable = self.deferred_callable("keel_children_changed", |b| b.on_hull_changed(true));
+        self.base_mut()
+            .connect_flags("child_order_changed", &callable, ConnectFlags::DEFERRED);
+        self.scan();
+        self.join_water();
+    }
+
+    fn enter_tree(&mut self) {
+        // Back in the tree after leaving it: `ready` is not called again.
+        if !Engine::singleton().is_editor_hint() && self.base().is_node_ready() {
+            self.base_mut().add_to_group(BODY_GROUP);
+            self.join_water();
+        }
     }
 
     fn exit_tree(&mut self) {
-        let id = self.base().instance_id();
-        if let Some(mut water) = self.water.take().filter(|w| w.is_instance_valid()) {
-            water.bind_mut().remove_body(id);
-        }
-        self.mesh_key = None;
-    }
-
-    fn physics_process(&mut self, _delta: f64) {
-        if !Engine::singleton().is_editor_hint() {
-            self.sync();
-        }
+        self.leave_water();
     }
 
     fn process(&mut self, _delta: f64) {
         if !Engine::singleton().is_editor_hint() {
             self.draw_debug();
-        }
-    }
-
-    fn integrate_forces(&mut self, state: Option<Gd<PhysicsDirectBodyState3D>>) {
-        // (Cloning a freed object's Gd panics: check before.)
-        if self.water.as_ref().is_some_and(|w| !w.is_instance_valid()) {
-            self.water = None;
-        }
-        let (Some(mut state), Some(mut water)) = (state, self.water.clone()) else {
-            return;
-        };
-        let id = self.base().instance_id();
-        let (outcome, transition, problems) = {
-            let mut w = water.bind_mut();
-            w.step_frame(Engine::singleton().get_physics_frames(), f64::from(state.get_step()));
-            w.take_outcome(id)
-        };
-        // A body without a mesh has said why itself (no hull, or the mesh's flaw).
-        let problems: Vec<String> = problems.into_iter().filter(|p| p != NO_HULL).collect();
-        if problems != self.engine_problems {
-            self.engine_problems = problems;
-            self.report();
-        }
-        self.last = outcome;
-        if let Some(o) = outcome {
-            state
-                .apply_central_force_ex()
-                .force(vector3(o.application.central_force))
-                .done();
-            state.apply_torque(vector3(o.application.torque));
-        }
-        // Deferred: a handler may change the scene, which Godot forbids mid-physics.
-        match transition {
-            Some(Transition::Entered) => {
-                self.base_mut()
-                    .call_deferred("emit_signal", &["entered_water".to_variant()]);
-            }
-            Some(Transition::Exited) => {
-                self.base_mut()
-                    .call_deferred("emit_signal", &["exited_water".to_variant()]);
-            }
-            None => {}
         }
     }
 
@@ -215,38 +184,38 @@ impl BuoyantBody3D {
     /// Whether the hull touched the water at the last physics frame.
     #[func]
     pub fn is_in_water(&self) -> bool {
-        self.last.is_some_and(|o| o.forces.submerged_triangle_count > 0)
+        self.last().is_some_and(|o| o.forces.submerged_triangle_count > 0)
     }
 
     /// Submerged volume at the last physics frame, m^3.
     #[func]
     pub fn get_submerged_volume(&self) -> f64 {
-        self.last.map_or(0.0, |o| o.forces.submerged_volume)
+        self.last().map_or(0.0, |o| o.forces.submerged_volume)
     }
 
     /// Centre of buoyancy at the last physics frame, world coordinates.
     #[func]
     pub fn get_center_of_buoyancy(&self) -> Vector3 {
-        self.last
+        self.last()
             .map_or(Vector3::ZERO, |o| vector3(o.forces.center_of_buoyancy))
     }
 
     /// Total force keel applied at the last physics frame (gravity excluded), N.
     #[func]
     pub fn get_water_force(&self) -> Vector3 {
-        self.last.map_or(Vector3::ZERO, |o| vector3(o.forces.force))
+        self.last().map_or(Vector3::ZERO, |o| vector3(o.forces.force))
     }
 
     /// Torque keel applied about the centre of mass at the last physics frame, N m.
     #[func]
     pub fn get_water_torque(&self) -> Vector3 {
-        self.last.map_or(Vector3::ZERO, |o| vector3(o.forces.torque))
+        self.last().map_or(Vector3::ZERO, |o| vector3(o.forces.torque))
     }
 
     /// Hydrostatic part of the force at the last physics frame, N.
     #[func]
     pub fn get_buoyancy_force(&self) -> Vector3 {
-        self.last.map_or(Vector3::ZERO, |o| vector3(o.forces.buoyancy_force))
+        self.last().map_or(Vector3::ZERO, |o| vector3(o.forces.buoyancy_force))
     }
 
     /// What is wrong with the body now, one line each (empty when nothing is): no
@@ -268,6 +237,29 @@ impl BuoyantBody3D {
             return;
         }
         self.water_patch_cells = cells;
+        self.push_params();
+    }
+
+    /// Sets `hull_mesh`; the hull is built again.
+    #[func]
+    pub fn set_hull_mesh(&mut self, mesh: Option<Gd<Mesh>>) {
+        self.hull_mesh = mesh;
+        self.on_hull_changed(false);
+    }
+
+    /// Sets `hull_length`.
+    #[func]
+    pub fn set_hull_length(&mut self, length: f64) {
+        self.hull_length = length;
+        self.push_params();
+    }
+
+    /// Sets `body_params`. Edits of the resource itself reach the body at the next
+    /// physics frame.
+    #[func]
+    pub fn set_body_params(&mut self, params: Option<Gd<KeelBodyParams>>) {
+        self.body_params = params;
+        self.push_params();
     }
 
     /// Sets `debug_draw`: drawing starts at the next frame, or the drawing goes now.
@@ -282,12 +274,14 @@ impl BuoyantBody3D {
         }
     }
 
-    /// Builds the hull again at the next physics frame. The hull is built when the body
-    /// joins a water and when its mesh or the mesh node's transform changes; call this
-    /// after changing the body's own scale, or a mesh resource's vertices in place.
+    /// Builds the hull again. The hull is built when the body joins a water, when
+    /// `hull_mesh` is set, and when the hull's MeshInstance3D child is added, removed or
+    /// given another mesh; call this after changing the body's own scale, moving the
+    /// hull's MeshInstance3D, or changing a mesh resource's vertices in place.
     #[func]
     pub fn rebuild_hull(&mut self) {
         self.mesh_key = None;
+        self.on_hull_changed(false);
     }
 }
 
@@ -381,69 +375,156 @@ impl BuoyantBody3D {
         if let Some(mesh) = &self.hull_mesh {
             return Some((mesh.clone(), DAffine3::IDENTITY));
         }
-        let child = self.hull_node.as_ref().filter(|c| c.is_instance_valid())?;
+        let (child, _) = self.hull_node.as_ref().filter(|(c, _)| c.is_instance_valid())?;
         Some((child.get_mesh()?, daffine3(child.get_transform())))
     }
 
-    /// Finds the water and tells it this body's mesh (when it changed) and parameters.
-    fn sync(&mut self) {
-        // The children are scanned again only when their number changes (or the water
-        // or the hull's bake did): a scan every frame of a crowd cost more than Keel.
-        let count = self.base().get_child_count();
-        let seen = (
-            count,
-            self.water.as_ref().is_some_and(|w| w.is_instance_valid()),
-            self.mesh_key,
-        );
-        if self.seen != Some(seen) {
-            self.seen = Some(seen);
-            self.hull_node = self.hull_node();
-            let mut own = self.find_problems();
-            own.extend(self.bake_error.clone());
-            if own != self.own_problems {
-                self.own_problems = own;
-                self.report();
+    /// A callable that runs `f` on this body, if the body still exists (linked to the
+    /// body: Godot drops it with the body).
+    fn deferred_callable(&self, name: &'static str, f: fn(&mut Self)) -> Callable {
+        let gd = self.to_gd();
+        Callable::from_linked_fn(name, &gd.clone(), move |_| {
+            let mut body = gd.clone();
+            if body.is_instance_valid() {
+                f(&mut body.bind_mut());
             }
-        }
-        if self
-            .water
-            .as_ref()
-            .is_none_or(|w| !w.is_instance_valid() || !w.is_inside_tree())
-        {
-            // A water taken out of the tree but kept forgets this body.
-            let id = self.base().instance_id();
-            if let Some(mut old) = self.water.take().filter(|w| w.is_instance_valid()) {
-                old.bind_mut().remove_body(id);
+        })
+    }
+
+    /// Looks at the children: which MeshInstance3D is the hull (and hears when its mesh
+    /// is replaced), and what the body finds wrong with itself.
+    fn scan(&mut self) {
+        let node = self.hull_node();
+        if self.hull_node.as_ref().map(|(n, _)| n) != node.as_ref() {
+            if let Some((mut old, callable)) = self.hull_node.take()
+                && old.is_instance_valid()
+                && old.is_connected("property_list_changed", &callable)
+            {
+                old.disconnect("property_list_changed", &callable);
             }
-            self.water = self
-                .base()
-                .get_tree()
-                .get_first_node_in_group(GROUP)
-                .and_then(|n| n.try_cast::<KeelWater>().ok());
-            // A new water has not seen this body's hull yet.
-            self.mesh_key = None;
+            // (MeshInstance3D.set_mesh notifies a change of its property list.)
+            self.hull_node = node.map(|mut n| {
+                let callable = self.deferred_callable("keel_hull_mesh_changed", |b| b.on_hull_changed(false));
+                n.connect_flags("property_list_changed", &callable, ConnectFlags::DEFERRED);
+                (n, callable)
+            });
         }
-        let Some(mut water) = self.water.clone() else {
+        let mut own = self.find_problems();
+        own.extend(self.bake_error.clone());
+        if own != self.own_problems {
+            self.own_problems = own;
+            self.report();
+        }
+    }
+
+    /// The hull's source may have changed (`children`: so may the children): tells the
+    /// water if it did.
+    fn on_hull_changed(&mut self, children: bool) {
+        if Engine::singleton().is_editor_hint() || !self.base().is_inside_tree() {
             return;
-        };
+        }
+        if children {
+            self.scan();
+        }
+        if let Some(mesh) = self.mesh_update() {
+            self.send(Some(mesh));
+            // The bake's verdict joins the other problems.
+            self.scan();
+        }
+    }
+
+    /// The hull's mesh baked, when its source changed since it was sent.
+    fn mesh_update(&mut self) -> Option<Option<BakedMesh>> {
         let source = self.cached_hull_source();
         let key = source.as_ref().map(|(mesh, t)| (mesh.instance_id(), affine_key(t)));
-        let mesh = if key != self.mesh_key {
-            self.mesh_key = key;
-            // The body's scale, read once here (physics keeps it, up to f32 wobble).
-            let body_scale = DAffine3::from_scale(scale_of(dmat3(self.base().get_transform().basis)));
-            let baked = source.map(|(mesh, t)| bake_mesh(&mesh, body_scale * t));
-            // Reported with the other problems from the next frame on.
-            self.bake_error = baked
-                .as_ref()
-                .and_then(|b| b.as_ref().err())
-                .map(|e| format!("The hull mesh: {e}"));
-            Some(baked.and_then(Result::ok))
-        } else {
-            None
+        if key == self.mesh_key {
+            return None;
+        }
+        self.mesh_key = key;
+        // The body's scale, read once here (physics keeps it, up to f32 wobble).
+        let body_scale = DAffine3::from_scale(scale_of(dmat3(self.base().get_transform().basis)));
+        let baked = source.map(|(mesh, t)| bake_mesh(&mesh, body_scale * t));
+        self.bake_error = baked
+            .as_ref()
+            .and_then(|b| b.as_ref().err())
+            .map(|e| format!("The hull mesh: {e}"));
+        Some(baked.and_then(Result::ok))
+    }
+
+    /// Tells the water the body's parameters (they changed).
+    fn push_params(&mut self) {
+        if !Engine::singleton().is_editor_hint() && self.base().is_inside_tree() {
+            self.send(None);
+        }
+    }
+
+    /// Sends the water this body's mesh (`Some`: it changed) and parameters.
+    fn send(&mut self, mesh: Option<Option<BakedMesh>>) {
+        let Some(mut water) = self.water.clone().filter(|w| w.is_instance_valid()) else {
+            return;
         };
-        let (id, rid, params) = (self.base().instance_id(), self.base().get_rid(), self.params());
-        water.bind_mut().update_body(id, rid, mesh, params);
+        let link = BodyLink {
+            body: self.to_gd(),
+            rid: self.base().get_rid(),
+            own: self.params(),
+            params: self.body_params.clone(),
+        };
+        water.bind_mut().update_body(link, mesh);
+    }
+
+    /// Floats on the scene's water (the first KeelWater of the tree), if it is not
+    /// already on it: registers with it, hull and parameters.
+    pub(crate) fn join_water(&mut self) {
+        if !self.base().is_inside_tree() {
+            return;
+        }
+        let water = self
+            .base()
+            .get_tree()
+            .get_first_node_in_group(GROUP)
+            .and_then(|n| n.try_cast::<KeelWater>().ok());
+        let current = self.water.as_ref().filter(|w| w.is_instance_valid());
+        if water.is_some() && current == water.as_ref() {
+            return;
+        }
+        self.leave_water();
+        self.water = water;
+        // A new water has not seen this body's hull yet.
+        self.mesh_key = None;
+        let mesh = self.mesh_update();
+        self.send(mesh);
+        self.scan();
+    }
+
+    /// Leaves its water, if any.
+    fn leave_water(&mut self) {
+        let id = self.base().instance_id();
+        if let Some(mut water) = self.water.take().filter(|w| w.is_instance_valid()) {
+            water.bind_mut().remove_body(id);
+        }
+        self.mesh_key = None;
+    }
+
+    /// Its water left the tree and has forgotten it: it looks for another.
+    pub(crate) fn water_left(&mut self) {
+        self.water = None;
+        self.mesh_key = None;
+        self.join_water();
+        if self.water.is_none() {
+            self.scan();
+        }
+    }
+
+    /// What the water said about this body at its last step changed.
+    pub(crate) fn set_engine_problems(&mut self, problems: Vec<String>) {
+        self.engine_problems = problems;
+        self.report();
+    }
+
+    /// The outcome of the body's last step.
+    fn last(&self) -> Option<Outcome> {
+        let water = self.water.as_ref().filter(|w| w.is_instance_valid())?;
+        water.bind().outcome(self.base().instance_id())
     }
 
     fn draw_debug(&mut self) {
@@ -476,7 +557,7 @@ impl BuoyantBody3D {
             .flat_map(|s| [(s[0], Color::WHITE), (s[1], Color::WHITE)])
             .collect();
         if let Some(c) = self
-            .last
+            .last()
             .map(|o| o.forces.center_of_buoyancy)
             .filter(|_| self.is_in_water())
         {

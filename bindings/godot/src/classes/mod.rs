@@ -3,6 +3,7 @@
 pub mod body;
 pub mod body_params;
 pub mod callable_water;
+pub mod direct;
 pub mod ocean;
 pub mod tasks;
 pub mod water;

@@ -4,16 +4,22 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use glam::DVec3;
+use godot::classes::notify::Node3DNotification;
 use godot::classes::physics_server_3d::BodyState as BodyState3D;
-use godot::classes::{Engine, INode3D, Image, Node3D, PhysicsServer3D, ProjectSettings, RigidBody3D};
+use godot::classes::{
+    Engine, INode3D, Image, Node3D, PhysicsDirectBodyState3D, PhysicsServer3D, ProjectSettings, RigidBody3D,
+};
 use godot::prelude::*;
 use keel::{BodyDesc, BodyState, GerstnerWave, Water, World, WorldDesc};
 
+use super::body::{BODY_GROUP, BuoyantBody3D};
+use super::body_params::KeelBodyParams;
 use super::callable_water;
+use super::direct::{DirectCalls, Read};
 use super::tasks::GodotTasks;
 use super::wave::KeelGerstnerWave;
 use crate::convert::{dmat3, dvec2, dvec3, vector3};
-use crate::logic::fleet::{Fleet, Outcome, Transition};
+use crate::logic::fleet::{Fleet, NO_HULL, Outcome, Transition};
 use crate::logic::mesh::BakedMesh;
 use crate::logic::params::MassProperties;
 use crate::logic::rollback::{self, BodyRecord, Snapshot};
@@ -39,6 +45,43 @@ fn settled_transform(server: &mut Gd<PhysicsServer3D>, rid: Rid, mut t: Transfor
 
 /// The group every `KeelWater` joins; bodies and oceans find their water through it.
 pub const GROUP: &str = "keel_water";
+
+/// Where a KeelWater steps in the physics frame: before the nodes of the default
+/// priority, so that their `_physics_process` sees this frame's forces.
+const PHYSICS_PRIORITY: i32 = -1_000_000;
+
+/// What a body tells its water: itself and its parameters.
+pub struct BodyLink {
+    /// The body.
+    pub body: Gd<BuoyantBody3D>,
+    /// Its physics server id.
+    pub rid: Rid,
+    /// Its parameters but the resource's (`hull_length`, `water_patch_cells`).
+    pub own: BodyDesc,
+    /// Its parameter resource, which the water watches.
+    pub params: Option<Gd<KeelBodyParams>>,
+}
+
+/// A body as the water steps it, with what it needs of Godot each frame held, so that a
+/// frame makes no engine call it can avoid: through gdext each costs a class-name
+/// lookup under a lock, a thread check and an ObjectDB lookup besides Godot's own work.
+struct Member {
+    link: BodyLink,
+    /// The body's PhysicsDirectBodyState3D: the physics server keeps one object per body
+    /// for the body's lifetime, so it is looked up once.
+    direct: Option<Gd<PhysicsDirectBodyState3D>>,
+    /// The inverse mass and principal inverse inertia last read, and the mass properties
+    /// they gave: the principal axes are read again only when these change.
+    mass: Option<(f64, Vector3, MassProperties)>,
+    /// What the body was last told about its step.
+    reported: Vec<String>,
+}
+
+/// A parameter resource some bodies share, and what it said at the last frame.
+struct ParamSource {
+    resource: Gd<KeelBodyParams>,
+    desc: BodyDesc,
+}
 
 /// The inspector's hint for `gerstner_waves`: an array of `KeelGerstnerWave` resources
 /// (Variant type 24, Object, with hint 17, resource type).
@@ -112,9 +155,9 @@ pub struct KeelWater {
     perlin_only_x: bool,
 
     /// The Gerstner waves (KeelGerstnerWave resources); empty shows three crossing swells
-    /// (empty slots are skipped). A script assigns an untyped Array (a typed one is
-    /// refused by gdext's conversion); one holding anything but waves is refused with an
-    /// error.
+    /// (empty slots are skipped). A script may assign an untyped Array (kept as it is) or
+    /// an `Array[KeelGerstnerWave]` (kept as an untyped copy); one holding anything but
+    /// waves is refused with an error.
     #[export_group(name = "Gerstner", prefix = "gerstner_")]
     #[var(set = set_gerstner_waves, hint = TYPE_STRING, hint_string = WAVES_HINT, usage_flags = [DEFAULT])]
     gerstner_waves: VarArray,
@@ -165,7 +208,12 @@ pub struct KeelWater {
     world: Option<World>,
     config: Option<Config>,
     fleet: Fleet<InstanceId>,
-    rids: HashMap<InstanceId, Rid>,
+    members: HashMap<InstanceId, Member>,
+    /// The distinct parameter resources of the bodies (rebuilt when `None`).
+    sources: Option<Vec<ParamSource>>,
+    /// The direct-state methods the frame calls, looked up at the first frame (an
+    /// inner `None`: not found, gdext's methods are used).
+    calls: Option<Option<DirectCalls>>,
     stepped_frame: Option<u64>,
     error: GString,
 }
@@ -205,7 +253,9 @@ impl INode3D for KeelWater {
             world: None,
             config: None,
             fleet: Fleet::default(),
-            rids: HashMap::new(),
+            members: HashMap::new(),
+            sources: None,
+            calls: None,
             stepped_frame: None,
             error: GString::new(),
         }
@@ -213,19 +263,84 @@ impl INode3D for KeelWater {
 
     fn enter_tree(&mut self) {
         self.base_mut().add_to_group(GROUP);
+        // Internal: a script extending KeelWater may have its own `_physics_process`.
+        self.base_mut().set_physics_process_internal(true);
+        if Engine::singleton().is_editor_hint() {
+            return;
+        }
+        // The bodies without a water take this one (deferred: they call into it).
+        self.run_deferred_gd(|water| {
+            if !water.is_instance_valid() || !water.is_inside_tree() {
+                return;
+            }
+            for node in water.get_tree().get_nodes_in_group(BODY_GROUP).iter_shared() {
+                if let Ok(mut body) = node.try_cast::<BuoyantBody3D>() {
+                    body.bind_mut().join_water();
+                }
+            }
+        });
+    }
+
+    fn exit_tree(&mut self) {
+        // Out of the group first, so that the bodies find another water.
+        self.base_mut().remove_from_group(GROUP);
+        if let Some(world) = self.world.as_mut() {
+            for key in self.fleet.keys().collect::<Vec<_>>() {
+                self.fleet.remove(world, key);
+            }
+        }
+        self.sources = None;
+        for (_, member) in self.members.drain() {
+            let mut body = member.link.body;
+            if body.is_instance_valid() {
+                // Deferred: the tree may be going away altogether.
+                body.run_deferred_gd(|mut body| {
+                    if body.is_instance_valid() {
+                        body.bind_mut().water_left();
+                    }
+                });
+            }
+        }
     }
 
     fn ready(&mut self) {
+        self.base_mut().set_physics_process_priority(PHYSICS_PRIORITY);
         self.ensure_world();
     }
 
-    fn physics_process(&mut self, delta: f64) {
+    fn on_notification(&mut self, what: Node3DNotification) {
+        if what != Node3DNotification::INTERNAL_PHYSICS_PROCESS {
+            return;
+        }
         if Engine::singleton().is_editor_hint() {
             self.ensure_world();
             return;
         }
+        // The step sees the time the previous frames reached; the time then moves on.
+        let delta = self.base().get_physics_process_delta_time();
+        self.step_frame(Engine::singleton().get_physics_frames(), delta);
         self.time += delta * self.time_scale;
         self.ensure_world();
+    }
+
+    fn on_set(&mut self, property: StringName, value: Variant) -> bool {
+        // A script's `Array[KeelGerstnerWave]`: gdext converts only an untyped Array to
+        // the setter's argument, so a typed one is taken here (Godot asks the class
+        // before it calls the property's setter) as an untyped copy. Anything else goes
+        // the usual way.
+        if property != "gerstner_waves" {
+            return false;
+        }
+        let Ok(array) = value.try_to::<AnyArray>() else {
+            return false;
+        };
+        match array.try_cast_array::<Variant>() {
+            Ok(_) => false,
+            Err(typed) => {
+                self.set_gerstner_waves(typed.iter_shared().collect());
+                true
+            }
+        }
     }
 
     fn get_configuration_warnings(&self) -> PackedStringArray {
@@ -271,6 +386,14 @@ impl KeelWater {
     #[func]
     pub fn get_body_count(&self) -> i64 {
         self.fleet.len() as i64
+    }
+
+    /// Wall-clock time of Keel's batch step at the last physics frame, s: the forces of
+    /// every body, without reading their states from Godot or applying the forces. For
+    /// profiling: the rest of the frame's cost of the bodies is Godot's and the addon's.
+    #[func]
+    pub fn get_step_time(&self) -> f64 {
+        self.fleet.step_seconds()
     }
 
     /// Why the water model could not be built (empty if it could).
@@ -386,10 +509,10 @@ impl KeelWater {
         self.base_mut().update_configuration_warnings();
     }
 
-    /// Sets `gerstner_waves` from an untyped Array of KeelGerstnerWave (nulls are
-    /// skipped; a typed Array is refused by gdext before this is called); an Array
-    /// holding anything else is refused with an error naming the first wrong element, and
-    /// the waves stay as they were.
+    /// Sets `gerstner_waves` from an Array of KeelGerstnerWave (nulls are skipped; a
+    /// typed Array assigned to the property arrives as an untyped copy); an Array holding
+    /// anything else is refused with an error naming the first wrong element, and the
+    /// waves stay as they were.
     #[func]
     pub fn set_gerstner_waves(&mut self, waves: VarArray) {
         let wrong = waves
@@ -610,7 +733,7 @@ impl KeelWater {
     fn bodies(&self) -> Vec<(InstanceId, Rid)> {
         self.fleet
             .keys()
-            .filter_map(|k| self.rids.get(&k).map(|rid| (k, *rid)))
+            .filter_map(|k| self.members.get(&k).map(|m| (k, m.link.rid)))
             .collect()
     }
 
@@ -739,75 +862,227 @@ impl KeelWater {
         self.world.as_ref()
     }
 
-    /// Registers (or updates) a body: its physics server id, hull mesh and parameters.
-    pub fn update_body(&mut self, id: InstanceId, rid: Rid, mesh: Option<Option<BakedMesh>>, params: BodyDesc) {
-        self.rids.insert(id, rid);
+    /// Registers (or updates) a body: itself, its parameters and, when `mesh` is
+    /// `Some`, its hull mesh.
+    pub fn update_body(&mut self, link: BodyLink, mesh: Option<Option<BakedMesh>>) {
+        let id = link.body.instance_id();
+        let source = link.params.as_ref().map(|p| p.instance_id());
+        let desc = self.desc_of(&link);
         if let Some(mesh) = mesh {
             self.fleet.set_mesh(id, mesh);
         }
-        self.fleet.set_params(id, params);
+        self.fleet.set_params(id, desc);
+        match self.members.get_mut(&id) {
+            Some(m) => {
+                if m.link.params.as_ref().map(|p| p.instance_id()) != source {
+                    self.sources = None;
+                }
+                m.link = link;
+            }
+            None => {
+                self.sources = None;
+                self.members.insert(
+                    id,
+                    Member {
+                        link,
+                        direct: None,
+                        mass: None,
+                        reported: Vec::new(),
+                    },
+                );
+            }
+        }
+    }
+
+    /// The description of a body: its own part, and its resource's as last read.
+    fn desc_of(&self, link: &BodyLink) -> BodyDesc {
+        let Some(params) = &link.params else {
+            return link.own;
+        };
+        let id = params.instance_id();
+        let resource = self
+            .sources
+            .iter()
+            .flatten()
+            .find(|s| s.resource.instance_id() == id)
+            .map(|s| s.desc)
+            .unwrap_or_else(|| {
+                let mut d = BodyDesc::default();
+                params.bind().write(&mut d);
+                d
+            });
+        with_own(&resource, &link.own)
     }
 
     /// Forgets a body.
     pub fn remove_body(&mut self, id: InstanceId) {
-        self.rids.remove(&id);
+        if self.members.remove(&id).is_some() {
+            self.sources = None;
+        }
         if let Some(world) = self.world.as_mut() {
             self.fleet.remove(world, id);
         }
     }
 
-    /// Steps every body once for physics frame `frame` (the first body's
-    /// `_integrate_forces` of a frame does it, the others find it done).
-    pub fn step_frame(&mut self, frame: u64, dt: f64) {
+    /// Reads each parameter resource the bodies use, once a frame, and gives the bodies
+    /// of one that changed their new description.
+    fn refresh_params(&mut self) {
+        let sources = self.sources.get_or_insert_with(|| {
+            let mut out: Vec<ParamSource> = Vec::new();
+            for m in self.members.values() {
+                if let Some(p) = &m.link.params
+                    && !out.iter().any(|s| s.resource == *p)
+                {
+                    let mut desc = BodyDesc::default();
+                    p.bind().write(&mut desc);
+                    out.push(ParamSource {
+                        resource: p.clone(),
+                        desc,
+                    });
+                }
+            }
+            out
+        });
+        for source in sources.iter_mut() {
+            if !source.resource.is_instance_valid() {
+                continue;
+            }
+            let mut desc = BodyDesc::default();
+            source.resource.bind().write(&mut desc);
+            if desc == source.desc {
+                continue;
+            }
+            source.desc = desc;
+            for (id, m) in &self.members {
+                if m.link.params.as_ref() == Some(&source.resource) {
+                    self.fleet.set_params(*id, with_own(&desc, &m.link.own));
+                }
+            }
+        }
+    }
+
+    /// Steps every body once for physics frame `frame` (`delta` long): reads each body's state from its
+    /// PhysicsDirectBodyState3D, steps them in one Keel batch, applies each body's force
+    /// and torque, and tells the bodies what changed (water entered or left, problems).
+    pub fn step_frame(&mut self, frame: u64, delta: f64) {
         if self.stepped_frame == Some(frame) {
             return;
         }
         self.stepped_frame = Some(frame);
         self.ensure_world();
+        self.refresh_params();
         let Some(world) = self.world.as_mut() else {
             return;
         };
+        if self.members.is_empty() {
+            return;
+        }
         let mut server = PhysicsServer3D::singleton();
-        let rids = &self.rids;
-        self.fleet.step(world, dt, |key| {
-            let rid = *rids.get(&key)?;
-            let s = server.body_get_direct_state(rid)?;
-            let t = s.get_transform();
+        // A body freed without leaving the tree the usual way is forgotten.
+        let gone: Vec<InstanceId> = self
+            .members
+            .iter()
+            .filter(|(_, m)| !m.link.body.is_instance_valid())
+            .map(|(id, _)| *id)
+            .collect();
+        for id in gone {
+            self.members.remove(&id);
+            self.fleet.remove(world, id);
+            self.sources = None;
+        }
+        for m in self.members.values_mut() {
+            if m.direct.is_none() {
+                m.direct = server.body_get_direct_state(m.link.rid);
+            }
+        }
+        // The step the physics server integrates with (its own rounding of it; zero
+        // before its first step).
+        let Some(step) = self
+            .members
+            .values()
+            .find_map(|m| m.direct.as_ref())
+            .map(|s| s.get_step())
+        else {
+            return;
+        };
+        let dt = if step > 0.0 { step } else { delta as f32 };
+        let calls = self.calls.get_or_insert_with(DirectCalls::new).as_ref();
+        let members = &mut self.members;
+        self.fleet.step(world, f64::from(dt), |key| {
+            let m = members.get_mut(&key)?;
+            let s = m.direct.as_ref()?;
+            let r = read(calls, s);
+            let t = r.transform;
             let direct = DirectState {
                 origin: dvec3(t.origin),
                 basis: dmat3(t.basis),
-                linear_velocity: dvec3(s.get_linear_velocity()),
-                angular_velocity: dvec3(s.get_angular_velocity()),
-                center_of_mass_offset: dvec3(s.get_center_of_mass()),
+                linear_velocity: dvec3(r.linear_velocity),
+                angular_velocity: dvec3(r.angular_velocity),
+                center_of_mass_offset: dvec3(r.center_of_mass),
             };
             let state: BodyState = body_state(&direct);
-            let inverse_mass = f64::from(s.get_inverse_mass());
-            let (inertia, inertia_rotation) = principal_inertia(
-                dvec3(s.get_inverse_inertia()),
-                dmat3(s.get_principal_inertia_axes()),
-                state.rotation,
-            );
-            let mass = MassProperties {
-                mass: if inverse_mass > 0.0 { 1.0 / inverse_mass } else { 0.0 },
-                inertia,
-                inertia_rotation,
+            // The mass properties change only when the game changes the body's mass or
+            // shapes: the principal axes (in world axes, so turning with the body) are
+            // read again only when the inverse mass or inertia moved.
+            let (inverse_mass, inverse_inertia) = (r.inverse_mass, r.inverse_inertia);
+            let mass = match m.mass {
+                Some((im, ii, mass)) if im == inverse_mass && ii == inverse_inertia => mass,
+                _ => {
+                    let (inertia, inertia_rotation) = principal_inertia(
+                        dvec3(inverse_inertia),
+                        dmat3(s.get_principal_inertia_axes()),
+                        state.rotation,
+                    );
+                    let mass = MassProperties {
+                        mass: if inverse_mass > 0.0 { 1.0 / inverse_mass } else { 0.0 },
+                        inertia,
+                        inertia_rotation,
+                    };
+                    m.mass = Some((inverse_mass, inverse_inertia, mass));
+                    mass
+                }
             };
             Some((state, mass))
         });
+        // Script water ran scripts during the step: a body may be gone since.
+        let recheck = matches!(self.config, Some(Config::Callable(Some(_))));
+        let calls = self.calls.as_ref().and_then(Option::as_ref);
+        for e in self.fleet.entries_mut() {
+            let Some(m) = self.members.get_mut(&e.key) else {
+                continue;
+            };
+            if recheck && !m.link.body.is_instance_valid() {
+                continue;
+            }
+            if let (Some(o), Some(s)) = (e.outcome, m.direct.as_mut()) {
+                apply(
+                    calls,
+                    s,
+                    vector3(o.application.central_force),
+                    vector3(o.application.torque),
+                );
+            }
+            // Deferred: a handler may change the scene, which Godot forbids mid-physics.
+            let signal = match e.take_transition() {
+                Some(Transition::Entered) => Some("entered_water"),
+                Some(Transition::Exited) => Some("exited_water"),
+                None => None,
+            };
+            if let Some(signal) = signal {
+                m.link.body.call_deferred("emit_signal", &[signal.to_variant()]);
+            }
+            // A body without a mesh has said why itself (no hull, or the mesh's flaw).
+            let problems = e.error.iter().chain(&e.notice).filter(|p| *p != NO_HULL);
+            if !problems.clone().eq(m.reported.iter()) {
+                m.reported = problems.cloned().collect();
+                m.link.body.bind_mut().set_engine_problems(m.reported.clone());
+            }
+        }
     }
 
-    /// A body's last outcome and wetness change (taken once), and what is wrong with it
-    /// (why it was not stepped, or what is wrong with its hull).
-    pub fn take_outcome(&mut self, id: InstanceId) -> (Option<Outcome>, Option<Transition>, Vec<String>) {
-        let transition = self.fleet.take_transition(id);
-        match self.fleet.entry(id) {
-            Some(e) => (
-                e.outcome,
-                transition,
-                e.error.iter().chain(&e.notice).cloned().collect(),
-            ),
-            None => (None, transition, Vec::new()),
-        }
+    /// A body's last outcome.
+    pub fn outcome(&self, id: InstanceId) -> Option<Outcome> {
+        self.fleet.entry(id).and_then(|e| e.outcome)
     }
 
     /// The debug view of a body's last step: submerged triangles and waterline segments
@@ -818,5 +1093,44 @@ impl KeelWater {
         let triangles = body.submerged_triangles().collect();
         let waterline = body.waterline().collect();
         Some((triangles, waterline))
+    }
+}
+
+/// A body's description: a resource's, with the body's own `hull_length` and
+/// `water_patch_cells` (the two a resource does not set).
+fn with_own(resource: &BodyDesc, own: &BodyDesc) -> BodyDesc {
+    BodyDesc {
+        hull_length: own.hull_length,
+        water_patch_cells: own.water_patch_cells,
+        ..*resource
+    }
+}
+
+/// A body's state, through the method binds when they were found.
+fn read(calls: Option<&DirectCalls>, state: &Gd<PhysicsDirectBodyState3D>) -> Read {
+    match calls {
+        // SAFETY: the state of a body found alive this frame, on the main thread (see
+        // `direct`).
+        Some(c) => unsafe { c.read(state.obj_sys()) },
+        None => Read {
+            transform: state.get_transform(),
+            linear_velocity: state.get_linear_velocity(),
+            angular_velocity: state.get_angular_velocity(),
+            center_of_mass: state.get_center_of_mass(),
+            inverse_mass: f64::from(state.get_inverse_mass()),
+            inverse_inertia: state.get_inverse_inertia(),
+        },
+    }
+}
+
+/// Applies a force at the centre of mass and a torque.
+fn apply(calls: Option<&DirectCalls>, state: &mut Gd<PhysicsDirectBodyState3D>, force: Vector3, torque: Vector3) {
+    match calls {
+        // SAFETY: as in `read`.
+        Some(c) => unsafe { c.apply(state.obj_sys(), force, torque) },
+        None => {
+            state.apply_central_force_ex().force(force).done();
+            state.apply_torque(torque);
+        }
     }
 }

@@ -172,6 +172,11 @@ impl<K> Entry<K> {
         self.member
     }
 
+    /// Takes the last wetness change, once.
+    pub fn take_transition(&mut self) -> Option<Transition> {
+        self.transition.take()
+    }
+
     /// Whether the last frame found it in the water.
     pub fn is_wet(&self) -> bool {
         self.wet
@@ -189,6 +194,8 @@ pub struct Fleet<K> {
     positions: HashMap<K, usize>,
     batch: Batch,
     stepped: Vec<usize>,
+    /// Wall-clock seconds of the last batch step alone.
+    step_seconds: f64,
 }
 
 impl<K> Default for Fleet<K> {
@@ -198,6 +205,7 @@ impl<K> Default for Fleet<K> {
             positions: HashMap::new(),
             batch: Batch::default(),
             stepped: Vec::new(),
+            step_seconds: 0.0,
         }
     }
 }
@@ -286,6 +294,11 @@ impl<K: Copy + Eq + Hash> Fleet<K> {
         self.entries[i].transition.take()
     }
 
+    /// Every entry, in registration order.
+    pub fn entries_mut(&mut self) -> impl Iterator<Item = &mut Entry<K>> + '_ {
+        self.entries.iter_mut()
+    }
+
     /// The registered bodies' keys, in registration order.
     pub fn keys(&self) -> impl Iterator<Item = K> + '_ {
         self.entries.iter().map(|e| e.key)
@@ -298,6 +311,12 @@ impl<K: Copy + Eq + Hash> Fleet<K> {
             self.entries[i].wet = wet;
             self.entries[i].transition = None;
         }
+    }
+
+    /// Wall-clock seconds of the last step's Keel batch alone (not the reading of the
+    /// states before it), for profiling.
+    pub fn step_seconds(&self) -> f64 {
+        self.step_seconds
     }
 
     /// Number of registered bodies.
@@ -332,7 +351,9 @@ impl<K: Copy + Eq + Hash> Fleet<K> {
                 }
             }
         }
+        let start = std::time::Instant::now();
         let results = self.batch.step(world, dt);
+        self.step_seconds = start.elapsed().as_secs_f64();
         for (i, result) in self.stepped.iter().zip(results) {
             let e = &mut self.entries[*i];
             match result {
