@@ -652,13 +652,28 @@ fn sample_batch(
             remember(&mut last_orbit, &x, &x0, &lanes, chunk.len());
             lanes
         });
+        // The riding velocities' vertical, lane by lane in vector code.
+        let vertical: [f64; LANES] = match &orbit {
+            Some(orbit) => {
+                let (j, s, w, u) = (&lanes.jacobian, &lanes.slope, &lanes.velocity, &orbit.velocity);
+                std::array::from_fn(|l| {
+                    riding_row(
+                        [j[0][l], j[1][l], j[3][l]],
+                        [s[0][l], s[1][l]],
+                        [w[0][l], w[1][l], w[2][l]],
+                        [u[0][l], u[2][l]],
+                    )
+                })
+            }
+            None => [0.0; LANES],
+        };
         for (l, &x) in x.iter().enumerate().take(chunk.len()) {
             let s = lanes.lane(l);
             let i = group * LANES + l;
             heights[i] = s.height;
             if let Some(v) = velocities.as_deref_mut() {
                 v[i] = match &orbit {
-                    Some(orbit) => s.riding(orbit.lane(l).velocity),
+                    Some(orbit) => DVec3::new(orbit.velocity[0][l], vertical[l], orbit.velocity[2][l]),
                     None => sea.linear_velocity(x, s.height, t),
                 };
             }
@@ -667,6 +682,19 @@ fn sample_batch(
             }
         }
     }
+}
+
+/// [`Surface::riding`]'s vertical velocity from the drawn surface's symmetric Jacobian
+/// `[a, b, c]` (`[[a, b], [b, c]]`), its slope, its particle's velocity `w` and the
+/// orbit's horizontal velocity `u`: the one arithmetic of the point and the lanes (where
+/// it runs as vector code, the fold's choice a select).
+#[inline(always)]
+fn riding_row([a, b, c]: [f64; 3], [sx, sz]: [f64; 2], [wx, vd, wz]: [f64; 3], [ux, uz]: [f64; 2]) -> f64 {
+    let det = a * c - b * b;
+    // grad eta = -J^-1 slope, J^-1 = [[c, -b], [-b, a]] / det.
+    let (gx, gz) = ((b * sz - c * sx) / det, (b * sx - a * sz) / det);
+    let along = vd + gx * (ux - wx) + gz * (uz - wz);
+    if det > 1e-6 { along } else { vd }
 }
 
 /// Each lane's first guess: the nearest solved point of the last group, its rest
@@ -732,14 +760,13 @@ impl Surface {
     /// surface folded over (`det J` near 0) keeps the drawn particle's `v_d`.
     #[inline(always)]
     fn riding(&self, orbit: DVec3) -> DVec3 {
-        let j = self.jacobian;
-        let vertical = if j.determinant() > 1e-6 {
-            let gradient = -(j.inverse() * self.slope);
-            let relative = DVec2::new(orbit.x - self.velocity.x, orbit.z - self.velocity.z);
-            self.velocity.y + gradient.dot(relative)
-        } else {
-            self.velocity.y
-        };
+        let (j, s, w) = (self.jacobian, self.slope, self.velocity);
+        let vertical = riding_row(
+            [j.x_axis.x, j.x_axis.y, j.y_axis.y],
+            s.to_array(),
+            w.to_array(),
+            [orbit.x, orbit.z],
+        );
         DVec3::new(orbit.x, vertical, orbit.z)
     }
 
