@@ -51,7 +51,9 @@ mod tests;
 
 pub(crate) use pass_one::{PassOneConstants, PassOneSums, pass_one};
 pub(crate) use pass_two::{DragLanes, pass_two};
-pub(crate) use single::{LaneScratch, Single, pass_one_listed, pass_one_single, pass_two_listed, pass_two_single};
+pub(crate) use single::{
+    LaneScratch, LoneChunk, Single, pass_one_listed, pass_one_single, pass_two_listed, pass_two_single,
+};
 
 /// Bodies per group.
 pub(crate) const LANES: usize = 8;
