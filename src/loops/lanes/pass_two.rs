@@ -93,8 +93,8 @@ fn pass_two_loop<const MOVING: bool>(
         match kind(&corners) {
             // (No drag above the water.)
             DRY => {}
-            WET => drag_triangle::<WET>(args, &mut s),
-            _ => drag_triangle::<MIXED>(args, &mut s),
+            WET => drag_triangle::<WET, LANES>(args, &mut s),
+            _ => drag_triangle::<MIXED, LANES>(args, &mut s),
         }
     }
     s
@@ -109,15 +109,17 @@ pub(super) type DragArgs<'a> = (
     &'a DragConstants,
 );
 
-/// One triangle of the second pass in every lane, of kind `KIND` ([`kind`]); a function
-/// of its own, like [`one_triangle`](super::pass_one::one_triangle).
+/// One triangle of the second pass in lanes `0..WIDTH`, of kind `KIND` ([`kind`]); a
+/// function of its own, like [`one_triangle`](super::pass_one::one_triangle), which says
+/// why `WIDTH`.
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
-pub(super) fn drag_triangle<'a, const KIND: u8>(
+pub(super) fn drag_triangle<'a, const KIND: u8, const WIDTH: usize>(
     (corners, water, whole_area, motion, viscous_factor, k): DragArgs<'a>,
     s: &mut DragLanes,
 ) {
+    const { assert!(WIDTH <= LANES) };
     {
-        for l in 0..LANES {
+        for l in 0..WIDTH {
             let whole_area = whole_area[l];
             let to_unit = 1.0 / (2.0 * whole_area);
             let (p, h) = corners_of(corners, l);

@@ -42,6 +42,10 @@ impl Rows<'_> {
     }
 }
 
+/// Half the lanes: a lone body's last chunk, when it has no more triangles, runs in these
+/// only (one vector of four with AVX2).
+const HALF: usize = LANES / 2;
+
 /// Eight triangles of a body stepped alone, one in each lane (the spare lanes repeat the
 /// last), as both passes read them: corners, heights, the water's velocity averaged over
 /// the corners, and each triangle's area, as [`corners`](super::corners) gives a group's
@@ -367,10 +371,14 @@ fn lone_one_loop<const SLAM: bool, const AIR: bool>(
         let mut now = [[0.0; LANES]; 3];
         let mut t = PassOneSums::default();
         let args = (&corners, &chunk.water, &chunk.areas, motion, mass, &before, &mut now);
-        match chunk.kind {
-            DRY => one_triangle::<SLAM, AIR, DRY>(args, &c, &mut t),
-            WET => one_triangle::<SLAM, AIR, WET>(args, &c, &mut t),
-            _ => one_triangle::<SLAM, AIR, MIXED>(args, &c, &mut t),
+        // (The last few triangles in half the lanes: the others would repeat one.)
+        match (chunk.kind, n <= HALF) {
+            (DRY, false) => one_triangle::<SLAM, AIR, DRY, LANES>(args, &c, &mut t),
+            (WET, false) => one_triangle::<SLAM, AIR, WET, LANES>(args, &c, &mut t),
+            (_, false) => one_triangle::<SLAM, AIR, MIXED, LANES>(args, &c, &mut t),
+            (DRY, true) => one_triangle::<SLAM, AIR, DRY, HALF>(args, &c, &mut t),
+            (WET, true) => one_triangle::<SLAM, AIR, WET, HALF>(args, &c, &mut t),
+            (_, true) => one_triangle::<SLAM, AIR, MIXED, HALF>(args, &c, &mut t),
         }
         for l in 0..n {
             if let Some(j) = rows.row(first + l) {
@@ -420,10 +428,12 @@ fn lone_pass_two(chunks: Chunks<'_>, motion: &LaneMotion, viscous_factor: &Lanes
         let corners = chunk.corners();
         let mut t = DragLanes::default();
         let args = (&corners, &chunk.water, &chunk.areas, motion, viscous_factor, k);
-        match chunk.kind {
-            DRY => continue,
-            WET => drag_triangle::<WET>(args, &mut t),
-            _ => drag_triangle::<MIXED>(args, &mut t),
+        match (chunk.kind, n <= HALF) {
+            (DRY, _) => continue,
+            (WET, false) => drag_triangle::<WET, LANES>(args, &mut t),
+            (_, false) => drag_triangle::<MIXED, LANES>(args, &mut t),
+            (WET, true) => drag_triangle::<WET, HALF>(args, &mut t),
+            (_, true) => drag_triangle::<MIXED, HALF>(args, &mut t),
         }
         s.add_in_order(&t, n);
     }
