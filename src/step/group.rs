@@ -87,6 +87,7 @@ fn step_in_lanes_here(
     let group = Group {
         vertices,
         water: lanes.conditions.water_moves.then_some(&water[..]),
+        half: count <= lanes::HALF,
     };
     let passes = profile::time(Section::LanePasses);
     let one = lanes.pass_one(bodies, states, &group, &motion, &mass, prior, history, lone);

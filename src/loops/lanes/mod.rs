@@ -58,6 +58,11 @@ pub(crate) use single::{
 /// Bodies per group.
 pub(crate) const LANES: usize = 8;
 
+/// Half the lanes: a group of at most this many bodies, or a lone body's last chunk of
+/// at most this many triangles, is computed in these only (one vector of four with AVX2;
+/// the other lanes would only repeat a body or a triangle, whose results are dropped).
+pub(crate) const HALF: usize = LANES / 2;
+
 /// One number per body of a group.
 pub(crate) type Lanes = [f64; LANES];
 
@@ -90,6 +95,8 @@ pub(crate) struct Group<'a> {
     pub vertices: &'a [LaneVertex],
     /// Per vertex, when the water moves.
     pub water: Option<&'a [LaneVectors]>,
+    /// At most [`HALF`] bodies: only the first half of the lanes is computed.
+    pub half: bool,
 }
 
 /// A rigid motion per body: centre of mass (relative to the origin, world axes),

@@ -2,8 +2,8 @@
 //! every triangle of a group's bodies, each triangle clipped in every lane.
 
 use super::{
-    DRY, Group, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane, clipped,
-    corners, corners_of, kind, lane, piece_area,
+    DRY, Group, HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane,
+    clipped, corners, corners_of, kind, lane, piece_area,
 };
 use crate::forces::air::air_row;
 use crate::forces::buoyancy::{pressure_row, volume_row};
@@ -157,10 +157,13 @@ fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
     for (((tri, &whole_area), before), history) in triangles.zip(prior).zip(history.iter_mut()) {
         let (corners, water) = corners::<MOVING>(group, *tri);
         let args = (&corners, &water, &[whole_area; LANES], motion, mass, before, history);
-        match kind(&corners) {
-            DRY => one_triangle::<SLAM, AIR, DRY, LANES>(args, &c, &mut s),
-            WET => one_triangle::<SLAM, AIR, WET, LANES>(args, &c, &mut s),
-            _ => one_triangle::<SLAM, AIR, MIXED, LANES>(args, &c, &mut s),
+        match (kind(&corners), group.half) {
+            (DRY, false) => one_triangle::<SLAM, AIR, DRY, LANES>(args, &c, &mut s),
+            (WET, false) => one_triangle::<SLAM, AIR, WET, LANES>(args, &c, &mut s),
+            (_, false) => one_triangle::<SLAM, AIR, MIXED, LANES>(args, &c, &mut s),
+            (DRY, true) => one_triangle::<SLAM, AIR, DRY, HALF>(args, &c, &mut s),
+            (WET, true) => one_triangle::<SLAM, AIR, WET, HALF>(args, &c, &mut s),
+            (_, true) => one_triangle::<SLAM, AIR, MIXED, HALF>(args, &c, &mut s),
         }
     }
     s

@@ -2,7 +2,7 @@
 //! group's bodies, at their end-of-step motion.
 
 use super::{
-    DRY, Group, LANES, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane, clipped, corners,
+    DRY, Group, HALF, LANES, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane, clipped, corners,
     corners_of, kind, lane, piece_area,
 };
 use crate::forces::drag::{DragConstants, centroid_and_radius, drag_at, drag_points, needs_three_points};
@@ -90,11 +90,13 @@ fn pass_two_loop<const MOVING: bool>(
     for (tri, &whole_area) in hull.triangles.iter().zip(&hull.areas) {
         let (corners, water) = corners::<MOVING>(group, *tri);
         let args = (&corners, &water, &[whole_area; LANES], motion, viscous_factor, k);
-        match kind(&corners) {
+        match (kind(&corners), group.half) {
             // (No drag above the water.)
-            DRY => {}
-            WET => drag_triangle::<WET, LANES>(args, &mut s),
-            _ => drag_triangle::<MIXED, LANES>(args, &mut s),
+            (DRY, _) => {}
+            (WET, false) => drag_triangle::<WET, LANES>(args, &mut s),
+            (_, false) => drag_triangle::<MIXED, LANES>(args, &mut s),
+            (WET, true) => drag_triangle::<WET, HALF>(args, &mut s),
+            (_, true) => drag_triangle::<MIXED, HALF>(args, &mut s),
         }
     }
     s

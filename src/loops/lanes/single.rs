@@ -6,7 +6,7 @@
 use super::pass_one::{one_constants, one_triangle};
 use super::pass_two::drag_triangle;
 use super::{
-    DRY, DragLanes, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, PassOneConstants,
+    DRY, DragLanes, HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, PassOneConstants,
     PassOneSums, WET, kind,
 };
 use crate::forces::drag::DragConstants;
@@ -41,10 +41,6 @@ impl Rows<'_> {
         }
     }
 }
-
-/// Half the lanes: a lone body's last chunk, when it has no more triangles, runs in these
-/// only (one vector of four with AVX2).
-const HALF: usize = LANES / 2;
 
 /// Eight triangles of a body stepped alone, one in each lane (the spare lanes repeat the
 /// last), as both passes read them: corners, heights, the water's velocity averaged over
