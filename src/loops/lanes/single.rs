@@ -174,61 +174,60 @@ fn keep_chunks<'c>(hull: &Hull, body: &Single<'_>, chunks: &'c mut Vec<LoneChunk
     chunks
 }
 
-/// Adds lanes `0..N` of `from`, in order, to lane 0 of `to`: a lone body's triangles'
-/// contributions, in the order a group adds them to each body's sums. (`N` a constant:
-/// with a count known at run time, each of the sums was a loop of its own.)
+/// Adds lanes `0..N` of `from` (`0..n` when `N` is 0), in order, to lane 0 of `to`: a
+/// lone body's triangles' contributions, in the order a group adds them to each body's
+/// sums. (`N` a constant for the usual counts, a full chunk and half of one: with a count
+/// known at run time, each of the sums was a loop of its own.)
 #[inline(always)]
-fn add_in_order<const N: usize>(to: &mut Lanes, from: &Lanes) {
-    for value in &from[..N] {
+fn add_in_order<const N: usize>(to: &mut Lanes, from: &Lanes, n: usize) {
+    let count = if N == 0 { n } else { N };
+    for value in &from[..count] {
         to[0] += value;
     }
 }
 
 #[inline(always)]
-fn add_vectors_in_order<const N: usize>(to: &mut LaneVectors, from: &LaneVectors) {
+fn add_vectors_in_order<const N: usize>(to: &mut LaneVectors, from: &LaneVectors, n: usize) {
     for axis in 0..3 {
-        add_in_order::<N>(&mut to[axis], &from[axis]);
+        add_in_order::<N>(&mut to[axis], &from[axis], n);
     }
 }
 
-/// Calls `$add::<N>($($arg),*)` with `N` the run-time count `$n` (1 to [`LANES`]).
+/// Calls `$add::<N>($($arg),*, $n)` with `N` the count `$n` when it is [`LANES`] or
+/// [`HALF`], 0 (the count read at run time) otherwise. (Not every count: the step's code
+/// grew by half.)
 macro_rules! with_count {
     ($n:expr, $add:ident($($arg:expr),*)) => {
         match $n {
-            1 => $add::<1>($($arg),*),
-            2 => $add::<2>($($arg),*),
-            3 => $add::<3>($($arg),*),
-            4 => $add::<4>($($arg),*),
-            5 => $add::<5>($($arg),*),
-            6 => $add::<6>($($arg),*),
-            7 => $add::<7>($($arg),*),
-            _ => $add::<LANES>($($arg),*),
+            LANES => $add::<LANES>($($arg),*, $n),
+            HALF => $add::<HALF>($($arg),*, $n),
+            _ => $add::<0>($($arg),*, $n),
         }
     };
 }
 
 /// Adds lanes `0..N` of `t`, in order, to lane 0 of `s` ([`add_in_order`]).
 #[inline(always)]
-fn add_one_sums<const N: usize>(s: &mut PassOneSums, t: &PassOneSums) {
-    add_vectors_in_order::<N>(&mut s.buoyancy_force, &t.buoyancy_force);
-    add_vectors_in_order::<N>(&mut s.buoyancy_torque, &t.buoyancy_torque);
-    add_vectors_in_order::<N>(&mut s.slamming_force, &t.slamming_force);
-    add_vectors_in_order::<N>(&mut s.slamming_torque, &t.slamming_torque);
-    add_vectors_in_order::<N>(&mut s.air_force, &t.air_force);
-    add_vectors_in_order::<N>(&mut s.air_torque, &t.air_torque);
-    add_in_order::<N>(&mut s.volume, &t.volume);
-    add_vectors_in_order::<N>(&mut s.volume_moment, &t.volume_moment);
-    add_in_order::<N>(&mut s.area, &t.area);
-    add_vectors_in_order::<N>(&mut s.area_moment, &t.area_moment);
-    add_in_order::<N>(&mut s.pieces, &t.pieces);
+fn add_one_sums<const N: usize>(s: &mut PassOneSums, t: &PassOneSums, n: usize) {
+    add_vectors_in_order::<N>(&mut s.buoyancy_force, &t.buoyancy_force, n);
+    add_vectors_in_order::<N>(&mut s.buoyancy_torque, &t.buoyancy_torque, n);
+    add_vectors_in_order::<N>(&mut s.slamming_force, &t.slamming_force, n);
+    add_vectors_in_order::<N>(&mut s.slamming_torque, &t.slamming_torque, n);
+    add_vectors_in_order::<N>(&mut s.air_force, &t.air_force, n);
+    add_vectors_in_order::<N>(&mut s.air_torque, &t.air_torque, n);
+    add_in_order::<N>(&mut s.volume, &t.volume, n);
+    add_vectors_in_order::<N>(&mut s.volume_moment, &t.volume_moment, n);
+    add_in_order::<N>(&mut s.area, &t.area, n);
+    add_vectors_in_order::<N>(&mut s.area_moment, &t.area_moment, n);
+    add_in_order::<N>(&mut s.pieces, &t.pieces, n);
 }
 
 /// Adds lanes `0..N` of `t`, in order, to lane 0 of `s` ([`add_in_order`]).
 #[inline(always)]
-fn add_drag_sums<const N: usize>(s: &mut DragLanes, t: &DragLanes) {
-    add_vectors_in_order::<N>(&mut s.viscous, &t.viscous);
-    add_vectors_in_order::<N>(&mut s.pressure, &t.pressure);
-    add_vectors_in_order::<N>(&mut s.torque, &t.torque);
+fn add_drag_sums<const N: usize>(s: &mut DragLanes, t: &DragLanes, n: usize) {
+    add_vectors_in_order::<N>(&mut s.viscous, &t.viscous, n);
+    add_vectors_in_order::<N>(&mut s.pressure, &t.pressure, n);
+    add_vectors_in_order::<N>(&mut s.torque, &t.torque, n);
 }
 
 impl PassOneSums {
