@@ -1,6 +1,7 @@
 //! What a small body costs (issue 35): one 12-triangle box stepped alone, through the C
 //! ABI's `keel_body_step` and the Rust API's `World::step_body`, and 1024 boxes in a
-//! batch, on flat and on Perlin water, on one thread and two; with `--features
+//! batch, on flat and on Perlin water, on one thread and two, and four in a batch (one
+//! group, half the lanes computed); with `--features
 //! profile-sections`, each row's time per body broken down by the step's sections
 //! (`keel::runtime::profile`).
 //!
