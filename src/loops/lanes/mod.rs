@@ -28,7 +28,9 @@
 //! leaves it as it is). A small body stepped alone puts eight of its own triangles in the
 //! lanes ([`pass_one_single`], [`pass_two_single`]) and adds each triangle's contribution
 //! to its sums in triangle order, as a group adds it: `World::step_body` and a batch give
-//! the same bits.
+//! the same bits. A group of at most four bodies, or a lone body's last four triangles or
+//! fewer, is computed in the first half of the lanes only ([`HALF`]): the other lanes
+//! would repeat a body or a triangle whose results are dropped.
 //!
 //! The bodies' own scalar work (the end-of-step motion, damping, the limiter, the added
 //! mass) stays in `Body`, shared with the one-body step.

@@ -206,9 +206,9 @@ pub(super) type OneArgs<'a> = (
 );
 
 /// One triangle of the first pass in lanes `0..WIDTH`, of kind `KIND` ([`kind`]): every
-/// lane of a group, or half of them for the last few triangles of a body stepped alone
-/// (the other lanes would only repeat a triangle, and no arithmetic crosses lanes; their
-/// history is left zero). A function of its own for each processor (not inlined into the
+/// lane, or the first [`HALF`] for a group of at most that many bodies or a lone body's
+/// last few triangles (the other lanes would only repeat a body or a triangle, and no
+/// arithmetic crosses lanes; their sums and history are left zero). A function of its own for each processor (not inlined into the
 /// step: in one function that big, the compiler left most loops unvectorised).
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
 pub(super) fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8, const WIDTH: usize>(
