@@ -1,6 +1,7 @@
 //! What a small body costs (issue 35): one 12-triangle box stepped alone, through the C
 //! ABI's `keel_body_step` and the Rust API's `World::step_body`, and 1024 boxes in a
-//! batch, on flat and on Perlin water, on one thread and two; with `--features
+//! batch, on flat and on Perlin water, on one thread and two, and four in a batch (one
+//! group, half the lanes computed); with `--features
 //! profile-sections`, each row's time per body broken down by the step's sections
 //! (`keel::runtime::profile`).
 //!
@@ -242,9 +243,9 @@ type Call<'m> = Box<dyn FnMut() + 'm>;
 
 /// The rows: a name, how many bodies a call steps, and what makes the call.
 fn rows<'m>(mesh: &'m Mesh) -> Vec<(&'static str, usize, Make<'m>)> {
-    let batch = |water: fn() -> Water, threads: u32, own: bool| -> Make<'m> {
+    let batch = |count: usize, water: fn() -> Water, threads: u32, own: bool| -> Make<'m> {
         Box::new(move || -> Call<'m> {
-            let mut boxes = Boxes::new(mesh, 1024, water(), threads, own);
+            let mut boxes = Boxes::new(mesh, count, water(), threads, own);
             Box::new(move || boxes.step())
         })
     };
@@ -265,12 +266,14 @@ fn rows<'m>(mesh: &'m Mesh) -> Vec<(&'static str, usize, Make<'m>)> {
         ("lone-rust", 1, lone(Water::default)),
         ("lone-c-perlin", 1, lone_c(true)),
         ("lone-rust-perlin", 1, lone(perlin)),
-        ("batch", 1024, batch(Water::default, 1, false)),
-        ("batch-2", 1024, batch(Water::default, 2, false)),
-        ("batch-perlin", 1024, batch(perlin, 1, false)),
-        ("batch-perlin-2", 1024, batch(perlin, 2, false)),
-        ("batch-own-meshes", 1024, batch(Water::default, 1, true)),
-        ("batch-perlin-0", 1024, batch(perlin_of_no_height, 1, false)),
+        ("batch", 1024, batch(1024, Water::default, 1, false)),
+        ("batch-2", 1024, batch(1024, Water::default, 2, false)),
+        ("batch-perlin", 1024, batch(1024, perlin, 1, false)),
+        ("batch-perlin-2", 1024, batch(1024, perlin, 2, false)),
+        ("batch-own-meshes", 1024, batch(1024, Water::default, 1, true)),
+        ("batch-perlin-0", 1024, batch(1024, perlin_of_no_height, 1, false)),
+        // A few crates of one mesh: a group of four.
+        ("batch-4", 4, batch(4, Water::default, 1, false)),
     ]
 }
 

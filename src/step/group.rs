@@ -18,8 +18,8 @@ use crate::forces::slamming::SlammingParams;
 use crate::forces::{FORCE_AIR, FORCE_SLAMMING};
 use crate::hull::Hull;
 use crate::loops::lanes::{
-    self, DragLanes, Group, LANES, LaneHistory, LaneMotion, LaneScratch, LaneVectors, PassOneConstants, PassOneSums,
-    Single,
+    self, DragLanes, Group, LANES, LaneHistory, LaneMotion, LaneScratch, LaneVectors, LoneChunk, PassOneConstants,
+    PassOneSums, Single,
 };
 use crate::loops::whole::{DragConstants, DragParams, HistoryChunkMut, Motion, narrow};
 use crate::runtime::profile::{self, Section};
@@ -82,14 +82,15 @@ fn step_in_lanes_here(
         water,
         prior,
         history,
-        ..
+        lone,
     } = &mut scratch;
     let group = Group {
         vertices,
         water: lanes.conditions.water_moves.then_some(&water[..]),
+        half: count <= lanes::HALF,
     };
     let passes = profile::time(Section::LanePasses);
-    let one = lanes.pass_one(bodies, states, &group, &motion, &mass, prior, history);
+    let one = lanes.pass_one(bodies, states, &group, &motion, &mass, prior, history, lone);
     // Filled in place: returned by value, its 4.8 kB were copied once more per group.
     let mut middles = LaneMiddles {
         totals: [PassOne::default(); LANES],
@@ -99,7 +100,7 @@ fn step_in_lanes_here(
         viscous_factor: [0.0; LANES],
     };
     lanes.after_pass_one(bodies, states, &one, &mut middles);
-    let drag = lanes.pass_two(bodies, &group, &mut middles);
+    let drag = lanes.pass_two(bodies, &group, lone, &mut middles);
     passes.stop();
     write_histories(bodies, history);
     lanes.finish(bodies, states, &one, &middles, drag, results);
@@ -228,6 +229,7 @@ impl Lanes<'_> {
         mass: &[f64; LANES],
         prior: &[LaneHistory],
         history: &mut [LaneHistory],
+        lone: &mut Vec<LoneChunk>,
     ) -> PassOneSums {
         let (hull, shared, conditions) = (&**self.hull, &self.shared, &self.conditions);
         let slam = SlammingParams {
@@ -269,6 +271,7 @@ impl Lanes<'_> {
                     &constants,
                     &committed.first(),
                     &mut spare.first_mut(),
+                    lone,
                 )
             }
             _ => lanes::pass_one(hull, group, motion, mass, &constants, prior, history),
@@ -339,7 +342,13 @@ impl Lanes<'_> {
     /// Pass two for the group, when a drag force is on (the first body's: the group
     /// shares its forces).
     #[inline(always)]
-    fn pass_two(&self, bodies: &[Option<&mut Body>], group: &Group<'_>, m: &mut LaneMiddles) -> Option<DragLanes> {
+    fn pass_two(
+        &self,
+        bodies: &[Option<&mut Body>],
+        group: &Group<'_>,
+        lone: &[LoneChunk],
+        m: &mut LaneMiddles,
+    ) -> Option<DragLanes> {
         // (Not in a closure: closures are compiled for the baseline processor only.)
         let Some(Some(params)) = m.middles[0].map(|m| m.drag) else {
             return None;
@@ -354,8 +363,9 @@ impl Lanes<'_> {
             &params,
         );
         match &bodies[0] {
-            Some(body) if self.alone => {
-                // Every lane holds a triangle of this body, at its motion.
+            Some(_) if self.alone => {
+                // Every lane holds a triangle of this body, at its motion; its triangles are
+                // where pass one gathered them.
                 for l in 1..LANES {
                     for axis in 0..3 {
                         m.end.velocity[axis][l] = m.end.velocity[axis][0];
@@ -363,18 +373,7 @@ impl Lanes<'_> {
                     }
                     m.viscous_factor[l] = m.viscous_factor[0];
                 }
-                let single = Single {
-                    vertices: &body.samples.vertices,
-                    heights: &body.samples.heights,
-                    water: self.conditions.water_moves.then_some(&body.samples.velocities[..]),
-                };
-                Some(lanes::pass_two_single(
-                    hull,
-                    &single,
-                    &m.end,
-                    &m.viscous_factor,
-                    &shared,
-                ))
+                Some(lanes::pass_two_single(hull, lone, &m.end, &m.viscous_factor, &shared))
             }
             _ => Some(lanes::pass_two(hull, group, &m.end, &m.viscous_factor, &shared)),
         }

@@ -333,6 +333,12 @@ fn bodies_in_lanes_get_the_forces_of_the_one_at_a_time_code_whatever_their_compa
                     .iter()
                     .map(|&mass| Body::new(BodyDesc { mass, ..shared }, hull.clone()))
                     .collect();
+                // The same bodies in smaller groups: four and three (half the lanes
+                // computed), and one.
+                let mut parted: Vec<Body> = masses
+                    .iter()
+                    .map(|&mass| Body::new(BodyDesc { mass, ..shared }, hull.clone()))
+                    .collect();
                 assert!(grouped.iter().all(Body::can_step_in_lanes));
                 assert!(grouped.iter().all(|b| b.lane_key() == grouped[0].lane_key()));
                 let mut states: Vec<BodyState> = (0..LANES)
@@ -356,7 +362,26 @@ fn bodies_in_lanes_get_the_forces_of_the_one_at_a_time_code_whatever_their_compa
                     let mut lanes: Vec<Option<&mut Body>> = grouped.iter_mut().map(Some).collect();
                     let mut in_lanes: Vec<Result<BodyForces>> = vec![Ok(BodyForces::default()); LANES];
                     step_in_lanes(&mut lanes, &state_refs, 0.02, &env, &mut in_lanes);
+                    let mut in_parts: Vec<Result<BodyForces>> = vec![Ok(BodyForces::default()); LANES];
+                    let mut first = 0;
+                    for size in [4, 3, 1] {
+                        let part = first..first + size;
+                        for (b, state) in parted[part.clone()].iter_mut().zip(&states[part.clone()]) {
+                            b.prepare(state, &env).unwrap();
+                        }
+                        let mut lanes: Vec<Option<&mut Body>> = parted[part.clone()].iter_mut().map(Some).collect();
+                        let results = &mut in_parts[part.clone()];
+                        step_in_lanes(&mut lanes, &state_refs[part], 0.02, &env, results);
+                        first += size;
+                    }
+                    assert_eq!(first, LANES);
                     for l in 0..LANES {
+                        // In a smaller group: the same bits.
+                        match (&in_lanes[l], &in_parts[l]) {
+                            (Ok(a), Ok(b)) => assert_eq!(a.to_bits(), b.to_bits(), "hull {h} case {case} lane {l}"),
+                            (Err(_), Err(_)) => {}
+                            (a, b) => panic!("hull {h} case {case} lane {l}: {a:?} vs {b:?}"),
+                        }
                         // Alone (one body in the lanes): the same bits as in company.
                         let single = alone[l].step(&states[l], 0.02, &env);
                         match (&in_lanes[l], &single) {

@@ -28,7 +28,9 @@
 //! leaves it as it is). A small body stepped alone puts eight of its own triangles in the
 //! lanes ([`pass_one_single`], [`pass_two_single`]) and adds each triangle's contribution
 //! to its sums in triangle order, as a group adds it: `World::step_body` and a batch give
-//! the same bits.
+//! the same bits. A group of at most four bodies, or a lone body's last four triangles or
+//! fewer, is computed in the first half of the lanes only ([`HALF`]): the other lanes
+//! would repeat a body or a triangle whose results are dropped.
 //!
 //! The bodies' own scalar work (the end-of-step motion, damping, the limiter, the added
 //! mass) stays in `Body`, shared with the one-body step.
@@ -51,10 +53,17 @@ mod tests;
 
 pub(crate) use pass_one::{PassOneConstants, PassOneSums, pass_one};
 pub(crate) use pass_two::{DragLanes, pass_two};
-pub(crate) use single::{LaneScratch, Single, pass_one_listed, pass_one_single, pass_two_listed, pass_two_single};
+pub(crate) use single::{
+    LaneScratch, LoneChunk, Single, pass_one_listed, pass_one_single, pass_two_listed, pass_two_single,
+};
 
 /// Bodies per group.
 pub(crate) const LANES: usize = 8;
+
+/// Half the lanes: a group of at most this many bodies, or a lone body's last chunk of
+/// at most this many triangles, is computed in these only (one vector of four with AVX2;
+/// the other lanes would only repeat a body or a triangle, whose results are dropped).
+pub(crate) const HALF: usize = LANES / 2;
 
 /// One number per body of a group.
 pub(crate) type Lanes = [f64; LANES];
@@ -88,6 +97,8 @@ pub(crate) struct Group<'a> {
     pub vertices: &'a [LaneVertex],
     /// Per vertex, when the water moves.
     pub water: Option<&'a [LaneVectors]>,
+    /// At most [`HALF`] bodies: only the first half of the lanes is computed.
+    pub half: bool,
 }
 
 /// A rigid motion per body: centre of mass (relative to the origin, world axes),

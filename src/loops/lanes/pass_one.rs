@@ -2,8 +2,8 @@
 //! every triangle of a group's bodies, each triangle clipped in every lane.
 
 use super::{
-    DRY, Group, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane, clipped,
-    corners, corners_of, kind, lane, piece_area,
+    DRY, Group, HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane,
+    clipped, corners, corners_of, kind, lane, piece_area,
 };
 use crate::forces::air::air_row;
 use crate::forces::buoyancy::{pressure_row, volume_row};
@@ -157,10 +157,13 @@ fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
     for (((tri, &whole_area), before), history) in triangles.zip(prior).zip(history.iter_mut()) {
         let (corners, water) = corners::<MOVING>(group, *tri);
         let args = (&corners, &water, &[whole_area; LANES], motion, mass, before, history);
-        match kind(&corners) {
-            DRY => one_triangle::<SLAM, AIR, DRY>(args, &c, &mut s),
-            WET => one_triangle::<SLAM, AIR, WET>(args, &c, &mut s),
-            _ => one_triangle::<SLAM, AIR, MIXED>(args, &c, &mut s),
+        match (kind(&corners), group.half) {
+            (DRY, false) => one_triangle::<SLAM, AIR, DRY, LANES>(args, &c, &mut s),
+            (WET, false) => one_triangle::<SLAM, AIR, WET, LANES>(args, &c, &mut s),
+            (_, false) => one_triangle::<SLAM, AIR, MIXED, LANES>(args, &c, &mut s),
+            (DRY, true) => one_triangle::<SLAM, AIR, DRY, HALF>(args, &c, &mut s),
+            (WET, true) => one_triangle::<SLAM, AIR, WET, HALF>(args, &c, &mut s),
+            (_, true) => one_triangle::<SLAM, AIR, MIXED, HALF>(args, &c, &mut s),
         }
     }
     s
@@ -202,11 +205,13 @@ pub(super) type OneArgs<'a> = (
     &'a mut LaneHistory,
 );
 
-/// One triangle of the first pass in every lane, of kind `KIND` ([`kind`]). A function of
-/// its own for each processor (not inlined into the step: in one function that big, the
-/// compiler left most loops unvectorised).
+/// One triangle of the first pass in lanes `0..WIDTH`, of kind `KIND` ([`kind`]): every
+/// lane, or the first [`HALF`] for a group of at most that many bodies or a lone body's
+/// last few triangles (the other lanes would only repeat a body or a triangle, and no
+/// arithmetic crosses lanes; their sums and history are left zero). A function of its own for each processor (not inlined into the
+/// step: in one function that big, the compiler left most loops unvectorised).
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
-pub(super) fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8>(
+pub(super) fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8, const WIDTH: usize>(
     (corners, water, whole_area, motion, mass, before, history): OneArgs<'a>,
     c: &OneConstants,
     s: &mut PassOneSums,
@@ -219,11 +224,12 @@ pub(super) fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8
         air_factor,
         wind,
     } = *c;
+    const { assert!(WIDTH <= LANES) };
     let before = *before;
     let mut now = [[0.0; LANES]; 3];
     // One body (or triangle) in each lane; no loop inside (the compiler vectorises
     // innermost loops).
-    for l in 0..LANES {
+    for l in 0..WIDTH {
         let whole_area = whole_area[l];
         let to_unit = 1.0 / (2.0 * whole_area);
         let (p, h) = corners_of(corners, l);

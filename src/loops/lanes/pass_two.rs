@@ -2,7 +2,7 @@
 //! group's bodies, at their end-of-step motion.
 
 use super::{
-    DRY, Group, LANES, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane, clipped, corners,
+    DRY, Group, HALF, LANES, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane, clipped, corners,
     corners_of, kind, lane, piece_area,
 };
 use crate::forces::drag::{DragConstants, centroid_and_radius, drag_at, drag_points, needs_three_points};
@@ -90,11 +90,13 @@ fn pass_two_loop<const MOVING: bool>(
     for (tri, &whole_area) in hull.triangles.iter().zip(&hull.areas) {
         let (corners, water) = corners::<MOVING>(group, *tri);
         let args = (&corners, &water, &[whole_area; LANES], motion, viscous_factor, k);
-        match kind(&corners) {
+        match (kind(&corners), group.half) {
             // (No drag above the water.)
-            DRY => {}
-            WET => drag_triangle::<WET>(args, &mut s),
-            _ => drag_triangle::<MIXED>(args, &mut s),
+            (DRY, _) => {}
+            (WET, false) => drag_triangle::<WET, LANES>(args, &mut s),
+            (_, false) => drag_triangle::<MIXED, LANES>(args, &mut s),
+            (WET, true) => drag_triangle::<WET, HALF>(args, &mut s),
+            (_, true) => drag_triangle::<MIXED, HALF>(args, &mut s),
         }
     }
     s
@@ -109,15 +111,17 @@ pub(super) type DragArgs<'a> = (
     &'a DragConstants,
 );
 
-/// One triangle of the second pass in every lane, of kind `KIND` ([`kind`]); a function
-/// of its own, like [`one_triangle`](super::pass_one::one_triangle).
+/// One triangle of the second pass in lanes `0..WIDTH`, of kind `KIND` ([`kind`]); a
+/// function of its own, like [`one_triangle`](super::pass_one::one_triangle), which says
+/// why `WIDTH`.
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
-pub(super) fn drag_triangle<'a, const KIND: u8>(
+pub(super) fn drag_triangle<'a, const KIND: u8, const WIDTH: usize>(
     (corners, water, whole_area, motion, viscous_factor, k): DragArgs<'a>,
     s: &mut DragLanes,
 ) {
+    const { assert!(WIDTH <= LANES) };
     {
-        for l in 0..LANES {
+        for l in 0..WIDTH {
             let whole_area = whole_area[l];
             let to_unit = 1.0 / (2.0 * whole_area);
             let (p, h) = corners_of(corners, l);

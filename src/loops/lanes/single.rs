@@ -6,7 +6,7 @@
 use super::pass_one::{one_constants, one_triangle};
 use super::pass_two::drag_triangle;
 use super::{
-    DRY, DragLanes, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, PassOneConstants,
+    DRY, DragLanes, HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, PassOneConstants,
     PassOneSums, WET, kind,
 };
 use crate::forces::drag::DragConstants;
@@ -32,15 +32,6 @@ enum Rows<'a> {
 }
 
 impl Rows<'_> {
-    /// How many triangles, of a hull of `count`.
-    #[inline(always)]
-    fn len(self, count: usize) -> usize {
-        match self {
-            Rows::All => count,
-            Rows::Listed(list) => list.len(),
-        }
-    }
-
     /// The hull row of the `i`-th triangle taken.
     #[inline(always)]
     fn row(self, i: usize) -> Option<usize> {
@@ -51,79 +42,199 @@ impl Rows<'_> {
     }
 }
 
-/// The triangles `first..first + n` of `rows` of a body stepped alone, one in each lane
-/// (the spare lanes repeat the last), as [`corners`](super::corners) gives a group's:
-/// corners, heights, and the water's velocity averaged over the corners (the same
-/// arithmetic).
-#[inline(always)]
-fn lone_corners(
-    hull: &Hull,
-    body: &Single<'_>,
-    rows: Rows<'_>,
-    first: usize,
-    n: usize,
-) -> ([LaneVertex; 3], LaneVectors, Lanes) {
-    let mut corners = [[[0.0; LANES]; 4]; 3];
-    let mut water = [[0.0; LANES]; 3];
-    let mut areas = [0.0; LANES];
-    for l in 0..LANES {
-        let Some(j) = rows.row(first + l.min(n - 1)) else {
-            continue;
-        };
-        let (Some(tri), Some(&area)) = (hull.triangles.get(j), hull.areas.get(j)) else {
-            continue;
-        };
-        areas[l] = area;
-        let mut sum = [[0.0; 3]; 3];
-        for (c, &i) in tri.iter().enumerate() {
-            let i = i as usize;
-            let v = body.vertices.get(i).copied().unwrap_or_default();
-            corners[c][0][l] = v.x;
-            corners[c][1][l] = v.y;
-            corners[c][2][l] = v.z;
-            corners[c][3][l] = body.heights.get(i).copied().unwrap_or_default();
-            if let Some(w) = body.water {
-                sum[c] = w.get(i).copied().unwrap_or_default().to_array();
-            }
-        }
-        for axis in 0..3 {
-            water[axis][l] = (sum[0][axis] + sum[1][axis] + sum[2][axis]) / 3.0;
-        }
-    }
-    (corners, water, areas)
+/// Eight triangles of a body stepped alone, one in each lane (the spare lanes repeat the
+/// last), as both passes read them: corners, heights, the water's velocity averaged over
+/// the corners, and each triangle's area, as [`corners`](super::corners) gives a group's
+/// (the same arithmetic); and the chunk's [`kind`].
+#[derive(Clone, Copy)]
+pub(crate) struct LoneChunk {
+    corners: [LaneVertex; 3],
+    water: LaneVectors,
+    areas: Lanes,
+    kind: u8,
 }
 
-/// Adds lanes `0..n` of `from`, in order, to lane 0 of `to`: a lone body's triangles'
-/// contributions, in the order a group adds them to each body's sums.
+impl LoneChunk {
+    const EMPTY: LoneChunk = LoneChunk {
+        corners: [[[0.0; LANES]; 4]; 3],
+        water: [[0.0; LANES]; 3],
+        areas: [0.0; LANES],
+        kind: DRY,
+    };
+
+    /// Fills the chunk, in place (returned by value, its kilobyte was copied at each
+    /// call), with the triangles `first..first + n` of `rows`.
+    #[inline(always)]
+    fn fill(&mut self, hull: &Hull, body: &Single<'_>, rows: Rows<'_>, first: usize, n: usize) {
+        for l in 0..LANES {
+            let found = rows
+                .row(first + l.min(n - 1))
+                .and_then(|j| Some((hull.triangles.get(j)?, *hull.areas.get(j)?)));
+            let Some((tri, area)) = found else {
+                // (Not for a hull's own rows: a lane of zeros, as the lanes start.)
+                for c in 0..3 {
+                    for axis in 0..4 {
+                        self.corners[c][axis][l] = 0.0;
+                    }
+                }
+                for axis in 0..3 {
+                    self.water[axis][l] = 0.0;
+                }
+                self.areas[l] = 0.0;
+                continue;
+            };
+            self.areas[l] = area;
+            for (c, &i) in tri.iter().enumerate() {
+                let i = i as usize;
+                let v = body.vertices.get(i).copied().unwrap_or_default();
+                self.corners[c][0][l] = v.x;
+                self.corners[c][1][l] = v.y;
+                self.corners[c][2][l] = v.z;
+                self.corners[c][3][l] = body.heights.get(i).copied().unwrap_or_default();
+            }
+            match body.water {
+                Some(w) => {
+                    let at = |c: usize| w.get(tri[c] as usize).copied().unwrap_or_default();
+                    let (a, b, c) = (at(0), at(1), at(2));
+                    for axis in 0..3 {
+                        self.water[axis][l] = (a[axis] + b[axis] + c[axis]) / 3.0;
+                    }
+                }
+                // ((0 + 0 + 0) / 3 is +0: still water needs no sum.)
+                None => {
+                    for axis in 0..3 {
+                        self.water[axis][l] = 0.0;
+                    }
+                }
+            }
+        }
+        self.kind = kind(&self.corners());
+    }
+
+    #[inline(always)]
+    fn corners(&self) -> [&LaneVertex; 3] {
+        [&self.corners[0], &self.corners[1], &self.corners[2]]
+    }
+}
+
+/// Where a lone body's loops find their chunks: gathered once for both passes (all of a
+/// small hull's rows), or gathered as they go (a big hull's cut rows).
+#[derive(Clone, Copy)]
+enum Chunks<'a> {
+    /// The chunks and the hull's triangle count.
+    Kept(&'a [LoneChunk], usize),
+    Listed(&'a Hull, &'a Single<'a>, &'a [u32]),
+}
+
+impl<'a> Chunks<'a> {
+    /// How many triangles.
+    #[inline(always)]
+    fn len(self) -> usize {
+        match self {
+            Chunks::Kept(_, count) => count,
+            Chunks::Listed(_, _, list) => list.len(),
+        }
+    }
+
+    /// The rows the chunks take.
+    #[inline(always)]
+    fn rows(self) -> Rows<'a> {
+        match self {
+            Chunks::Kept(..) => Rows::All,
+            Chunks::Listed(_, _, list) => Rows::Listed(list),
+        }
+    }
+
+    /// The chunk of triangles `first..first + n`, gathered into `spare` when not kept.
+    #[inline(always)]
+    fn get<'s>(self, spare: &'s mut LoneChunk, first: usize, n: usize) -> &'s LoneChunk
+    where
+        'a: 's,
+    {
+        match self {
+            Chunks::Kept(chunks, _) => chunks.get(first / LANES).unwrap_or(&LoneChunk::EMPTY),
+            Chunks::Listed(hull, body, list) => {
+                spare.fill(hull, body, Rows::Listed(list), first, n);
+                spare
+            }
+        }
+    }
+}
+
+/// A small hull's triangles in chunks of eight, for both passes of a body stepped alone.
 #[inline(always)]
-fn add_in_order(to: &mut Lanes, from: &Lanes, n: usize) {
-    for value in &from[..n] {
+fn keep_chunks<'c>(hull: &Hull, body: &Single<'_>, chunks: &'c mut Vec<LoneChunk>) -> &'c [LoneChunk] {
+    let count = hull.triangles.len();
+    // (No allocation once grown to the hull.)
+    chunks.resize(count.div_ceil(LANES), LoneChunk::EMPTY);
+    for (i, chunk) in chunks.iter_mut().enumerate() {
+        let first = i * LANES;
+        chunk.fill(hull, body, Rows::All, first, LANES.min(count - first));
+    }
+    chunks
+}
+
+/// Adds lanes `0..N` of `from` (`0..n` when `N` is 0), in order, to lane 0 of `to`: a
+/// lone body's triangles' contributions, in the order a group adds them to each body's
+/// sums. (`N` a constant for the usual counts, a full chunk and half of one: with a count
+/// known at run time, each of the sums was a loop of its own.)
+#[inline(always)]
+fn add_in_order<const N: usize>(to: &mut Lanes, from: &Lanes, n: usize) {
+    let count = if N == 0 { n } else { N };
+    for value in &from[..count] {
         to[0] += value;
     }
 }
 
 #[inline(always)]
-fn add_vectors_in_order(to: &mut LaneVectors, from: &LaneVectors, n: usize) {
+fn add_vectors_in_order<const N: usize>(to: &mut LaneVectors, from: &LaneVectors, n: usize) {
     for axis in 0..3 {
-        add_in_order(&mut to[axis], &from[axis], n);
+        add_in_order::<N>(&mut to[axis], &from[axis], n);
     }
+}
+
+/// Calls `$add::<N>($($arg),*, $n)` with `N` the count `$n` when it is [`LANES`] or
+/// [`HALF`], 0 (the count read at run time) otherwise. (Not every count: the step's code
+/// grew by half.)
+macro_rules! with_count {
+    ($n:expr, $add:ident($($arg:expr),*)) => {
+        match $n {
+            LANES => $add::<LANES>($($arg),*, $n),
+            HALF => $add::<HALF>($($arg),*, $n),
+            _ => $add::<0>($($arg),*, $n),
+        }
+    };
+}
+
+/// Adds lanes `0..N` of `t`, in order, to lane 0 of `s` ([`add_in_order`]).
+#[inline(always)]
+fn add_one_sums<const N: usize>(s: &mut PassOneSums, t: &PassOneSums, n: usize) {
+    add_vectors_in_order::<N>(&mut s.buoyancy_force, &t.buoyancy_force, n);
+    add_vectors_in_order::<N>(&mut s.buoyancy_torque, &t.buoyancy_torque, n);
+    add_vectors_in_order::<N>(&mut s.slamming_force, &t.slamming_force, n);
+    add_vectors_in_order::<N>(&mut s.slamming_torque, &t.slamming_torque, n);
+    add_vectors_in_order::<N>(&mut s.air_force, &t.air_force, n);
+    add_vectors_in_order::<N>(&mut s.air_torque, &t.air_torque, n);
+    add_in_order::<N>(&mut s.volume, &t.volume, n);
+    add_vectors_in_order::<N>(&mut s.volume_moment, &t.volume_moment, n);
+    add_in_order::<N>(&mut s.area, &t.area, n);
+    add_vectors_in_order::<N>(&mut s.area_moment, &t.area_moment, n);
+    add_in_order::<N>(&mut s.pieces, &t.pieces, n);
+}
+
+/// Adds lanes `0..N` of `t`, in order, to lane 0 of `s` ([`add_in_order`]).
+#[inline(always)]
+fn add_drag_sums<const N: usize>(s: &mut DragLanes, t: &DragLanes, n: usize) {
+    add_vectors_in_order::<N>(&mut s.viscous, &t.viscous, n);
+    add_vectors_in_order::<N>(&mut s.pressure, &t.pressure, n);
+    add_vectors_in_order::<N>(&mut s.torque, &t.torque, n);
 }
 
 impl PassOneSums {
     /// Adds lanes `0..n` of `t`, in order, to lane 0 ([`add_in_order`]).
     #[inline(always)]
     fn add_in_order(&mut self, t: &PassOneSums, n: usize) {
-        add_vectors_in_order(&mut self.buoyancy_force, &t.buoyancy_force, n);
-        add_vectors_in_order(&mut self.buoyancy_torque, &t.buoyancy_torque, n);
-        add_vectors_in_order(&mut self.slamming_force, &t.slamming_force, n);
-        add_vectors_in_order(&mut self.slamming_torque, &t.slamming_torque, n);
-        add_vectors_in_order(&mut self.air_force, &t.air_force, n);
-        add_vectors_in_order(&mut self.air_torque, &t.air_torque, n);
-        add_in_order(&mut self.volume, &t.volume, n);
-        add_vectors_in_order(&mut self.volume_moment, &t.volume_moment, n);
-        add_in_order(&mut self.area, &t.area, n);
-        add_vectors_in_order(&mut self.area_moment, &t.area_moment, n);
-        add_in_order(&mut self.pieces, &t.pieces, n);
+        with_count!(n, add_one_sums(self, t))
     }
 }
 
@@ -131,9 +242,7 @@ impl DragLanes {
     /// Adds lanes `0..n` of `t`, in order, to lane 0 ([`add_in_order`]).
     #[inline(always)]
     fn add_in_order(&mut self, t: &DragLanes, n: usize) {
-        add_vectors_in_order(&mut self.viscous, &t.viscous, n);
-        add_vectors_in_order(&mut self.pressure, &t.pressure, n);
-        add_vectors_in_order(&mut self.torque, &t.torque, n);
+        with_count!(n, add_drag_sums(self, t))
     }
 }
 
@@ -175,7 +284,8 @@ impl LoneHistory<'_, '_> {
 /// [`pass_one`](fn@super::pass_one) for a body stepped alone: its triangles eight at a
 /// time, one in each lane, by the functions a group uses, and each triangle's contribution
 /// added to the body's sums in triangle order as a group adds it: the same numbers, to the
-/// bit, as the body would get in any group. The sums are in lane 0; `motion` and `mass` in every lane.
+/// bit, as the body would get in any group. The sums are in lane 0; `motion` and `mass` in
+/// every lane. The triangles are gathered into `chunks`, which [`pass_two_single`] reads.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn pass_one_single<'h>(
@@ -186,9 +296,11 @@ pub(crate) fn pass_one_single<'h>(
     k: &PassOneConstants,
     prior: &HistoryChunk<'h>,
     history: &mut HistoryChunkMut<'h>,
+    chunks: &mut Vec<LoneChunk>,
 ) -> PassOneSums {
     let history = LoneHistory::Chunk(prior, history);
-    lone_pass_one(hull, body, Rows::All, motion, mass, k, history)
+    let chunks = Chunks::Kept(keep_chunks(hull, body, chunks), hull.triangles.len());
+    lone_pass_one(chunks, motion, mass, k, history)
 }
 
 /// [`pass_one_single`] for the triangles in `list` only (a big hull's cut ones), eight
@@ -207,32 +319,28 @@ pub(crate) fn pass_one_listed(
     history: &mut Vec<(u32, DVec3)>,
 ) -> PassOneSums {
     let history = LoneHistory::Listed(prior, history);
-    lone_pass_one(hull, body, Rows::Listed(list), motion, mass, k, history)
+    lone_pass_one(Chunks::Listed(hull, body, list), motion, mass, k, history)
 }
 
 #[inline(always)]
 fn lone_pass_one(
-    hull: &Hull,
-    body: &Single<'_>,
-    rows: Rows<'_>,
+    chunks: Chunks<'_>,
     motion: &LaneMotion,
     mass: &Lanes,
     k: &PassOneConstants,
     history: LoneHistory<'_, '_>,
 ) -> PassOneSums {
     match (k.slamming.is_some(), k.air.is_some()) {
-        (true, true) => lone_one_loop::<true, true>(hull, body, rows, motion, mass, k, history),
-        (false, true) => lone_one_loop::<false, true>(hull, body, rows, motion, mass, k, history),
-        (true, false) => lone_one_loop::<true, false>(hull, body, rows, motion, mass, k, history),
-        (false, false) => lone_one_loop::<false, false>(hull, body, rows, motion, mass, k, history),
+        (true, true) => lone_one_loop::<true, true>(chunks, motion, mass, k, history),
+        (false, true) => lone_one_loop::<false, true>(chunks, motion, mass, k, history),
+        (true, false) => lone_one_loop::<true, false>(chunks, motion, mass, k, history),
+        (false, false) => lone_one_loop::<false, false>(chunks, motion, mass, k, history),
     }
 }
 
 #[inline(always)]
 fn lone_one_loop<const SLAM: bool, const AIR: bool>(
-    hull: &Hull,
-    body: &Single<'_>,
-    rows: Rows<'_>,
+    chunks: Chunks<'_>,
     motion: &LaneMotion,
     mass: &Lanes,
     k: &PassOneConstants,
@@ -240,11 +348,12 @@ fn lone_one_loop<const SLAM: bool, const AIR: bool>(
 ) -> PassOneSums {
     let mut s = PassOneSums::default();
     let c = one_constants(k);
-    let count = rows.len(hull.triangles.len());
+    let (count, rows) = (chunks.len(), chunks.rows());
+    let mut spare = LoneChunk::EMPTY;
     for first in (0..count).step_by(LANES) {
         let n = LANES.min(count - first);
-        let (corners, water, areas) = lone_corners(hull, body, rows, first, n);
-        let corners = [&corners[0], &corners[1], &corners[2]];
+        let chunk = chunks.get(&mut spare, first, n);
+        let corners = chunk.corners();
         let mut before = [[0.0; LANES]; 3];
         for l in 0..n {
             if let Some(j) = rows.row(first + l) {
@@ -256,11 +365,15 @@ fn lone_one_loop<const SLAM: bool, const AIR: bool>(
         }
         let mut now = [[0.0; LANES]; 3];
         let mut t = PassOneSums::default();
-        let args = (&corners, &water, &areas, motion, mass, &before, &mut now);
-        match kind(&corners) {
-            DRY => one_triangle::<SLAM, AIR, DRY>(args, &c, &mut t),
-            WET => one_triangle::<SLAM, AIR, WET>(args, &c, &mut t),
-            _ => one_triangle::<SLAM, AIR, MIXED>(args, &c, &mut t),
+        let args = (&corners, &chunk.water, &chunk.areas, motion, mass, &before, &mut now);
+        // (The last few triangles in half the lanes: the others would repeat one.)
+        match (chunk.kind, n <= HALF) {
+            (DRY, false) => one_triangle::<SLAM, AIR, DRY, LANES>(args, &c, &mut t),
+            (WET, false) => one_triangle::<SLAM, AIR, WET, LANES>(args, &c, &mut t),
+            (_, false) => one_triangle::<SLAM, AIR, MIXED, LANES>(args, &c, &mut t),
+            (DRY, true) => one_triangle::<SLAM, AIR, DRY, HALF>(args, &c, &mut t),
+            (WET, true) => one_triangle::<SLAM, AIR, WET, HALF>(args, &c, &mut t),
+            (_, true) => one_triangle::<SLAM, AIR, MIXED, HALF>(args, &c, &mut t),
         }
         for l in 0..n {
             if let Some(j) = rows.row(first + l) {
@@ -273,16 +386,17 @@ fn lone_one_loop<const SLAM: bool, const AIR: bool>(
 }
 
 /// [`pass_two`](fn@super::pass_two) for a body stepped alone, as [`pass_one_single`] does
-/// the first pass.
+/// the first pass, on the triangles it gathered into `chunks` (the body's samples have
+/// not changed in between).
 #[inline(always)]
 pub(crate) fn pass_two_single(
     hull: &Hull,
-    body: &Single<'_>,
+    chunks: &[LoneChunk],
     motion: &LaneMotion,
     viscous_factor: &Lanes,
     k: &DragConstants,
 ) -> DragLanes {
-    lone_pass_two(hull, body, Rows::All, motion, viscous_factor, k)
+    lone_pass_two(Chunks::Kept(chunks, hull.triangles.len()), motion, viscous_factor, k)
 }
 
 /// [`pass_two_single`] for the triangles in `list` only, as [`pass_one_listed`].
@@ -295,30 +409,26 @@ pub(crate) fn pass_two_listed(
     viscous_factor: &Lanes,
     k: &DragConstants,
 ) -> DragLanes {
-    lone_pass_two(hull, body, Rows::Listed(list), motion, viscous_factor, k)
+    lone_pass_two(Chunks::Listed(hull, body, list), motion, viscous_factor, k)
 }
 
 #[inline(always)]
-fn lone_pass_two(
-    hull: &Hull,
-    body: &Single<'_>,
-    rows: Rows<'_>,
-    motion: &LaneMotion,
-    viscous_factor: &Lanes,
-    k: &DragConstants,
-) -> DragLanes {
+fn lone_pass_two(chunks: Chunks<'_>, motion: &LaneMotion, viscous_factor: &Lanes, k: &DragConstants) -> DragLanes {
     let mut s = DragLanes::default();
-    let count = rows.len(hull.triangles.len());
+    let count = chunks.len();
+    let mut spare = LoneChunk::EMPTY;
     for first in (0..count).step_by(LANES) {
         let n = LANES.min(count - first);
-        let (corners, water, areas) = lone_corners(hull, body, rows, first, n);
-        let corners = [&corners[0], &corners[1], &corners[2]];
+        let chunk = chunks.get(&mut spare, first, n);
+        let corners = chunk.corners();
         let mut t = DragLanes::default();
-        let args = (&corners, &water, &areas, motion, viscous_factor, k);
-        match kind(&corners) {
-            DRY => continue,
-            WET => drag_triangle::<WET>(args, &mut t),
-            _ => drag_triangle::<MIXED>(args, &mut t),
+        let args = (&corners, &chunk.water, &chunk.areas, motion, viscous_factor, k);
+        match (chunk.kind, n <= HALF) {
+            (DRY, _) => continue,
+            (WET, false) => drag_triangle::<WET, LANES>(args, &mut t),
+            (_, false) => drag_triangle::<MIXED, LANES>(args, &mut t),
+            (WET, true) => drag_triangle::<WET, HALF>(args, &mut t),
+            (_, true) => drag_triangle::<MIXED, HALF>(args, &mut t),
         }
         s.add_in_order(&t, n);
     }
@@ -333,6 +443,8 @@ pub(crate) struct LaneScratch {
     pub water: Vec<LaneVectors>,
     pub prior: Vec<LaneHistory>,
     pub history: Vec<LaneHistory>,
+    /// A body stepped alone: its triangles in chunks of eight, for both passes.
+    pub lone: Vec<LoneChunk>,
 }
 
 thread_local! {
