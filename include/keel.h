@@ -187,7 +187,11 @@ typedef struct KeelPerlinWaterDesc {
 // crests (a horizontal displacement of steepness / k), not how far the water moves
 // along: the surface hosts draw (keel_water_sample's heights) is what bodies float on
 // and what the water's surface does, and at crests and troughs the water moves at
-// `amplitude * omega` along the waves whatever the steepness.
+// `amplitude * omega` along the waves whatever the steepness. A body feels the water's
+// Froude-Krylov force: the drawn surface's pressure, plus what a crest drawn sharper
+// than the orbits (steepness above k * amplitude) pushes beyond the water's own
+// acceleration taken back, averaged over the hull's length along each wave; small bodies
+// ride the orbits and drift neither way (docs/WAVES.md).
 typedef struct KeelGerstnerWave {
   // m.
   float amplitude;
@@ -291,6 +295,11 @@ typedef struct KeelBodyDesc {
   KeelBuoyancyModel buoyancy;
   // Drop horizontal hydrostatic components (the thesis does); default false.
   bool vertical_buoyancy_only;
+  // On Gerstner seas, add the water's inertia the drawn surface's hydrostatic pressure
+  // misses (the Froude-Krylov force of the water's particles: small bodies ride the
+  // waves' closed orbits instead of sliding down sharpened crests); default true.
+  // false: the drawn surface's hydrostatics alone, as Kerner and the thesis.
+  bool froude_krylov;
   // KEEL_FORCE_* bits; default VISCOUS | PRESSURE_DRAG | SLAMMING | AIR; unknown bits
   // are refused.
   uint32_t forces;

@@ -7,12 +7,13 @@
 //!
 //! - a small box rides the water's orbit: it sways along the waves by the orbit's
 //!   radius `A` (a body the water does not move sways by nothing);
-//! - on the sea's orbits (closed: a trochoidal wave carries nothing), small boxes drift
-//!   by at most 0.2 of it either way for steepness 0 to 0.5 (at 0.8, crests drawn ten
-//!   times steeper than the orbits, they are pushed forward by up to 0.5: docs/WAVES.md);
-//! - bodies up to a twentieth of the wavelength never drift against the waves by more
-//!   than 0.2 of it (they may drift forward: the mean wave drift force on a body that
-//!   reflects waves is real);
+//! - on the sea's orbits (closed: a trochoidal wave carries nothing), boxes up to a
+//!   fortieth of the wavelength drift by at most 0.2 of it either way for steepness 0 to
+//!   0.8: the water's velocity is the orbits', and the Froude-Krylov force takes back what
+//!   a crest drawn sharper than the orbits pushes beyond the water's acceleration;
+//! - bodies up to a tenth of the wavelength never drift against the waves by more than
+//!   0.2 of it, nor forward by more than 0.5 (they do drift forward a little: their own
+//!   pressure integral and the asymmetric drag, docs/WAVES.md);
 //! - on a sine wave with linear (Airy) theory's velocities, whose particles drift at the
 //!   Stokes drift, a small box drifts with them, within 30 %.
 //!
@@ -114,8 +115,8 @@ fn drift(size: f64, steepness: f64, velocities: GerstnerVelocities) -> (f64, f64
 
 #[test]
 fn small_bodies_ride_the_orbits_and_drift_neither_way() {
-    for size in [0.25, 0.5] {
-        for steepness in [0.0, 0.25, 0.5] {
+    for size in [0.25, 0.5, 1.0] {
+        for steepness in [0.0, 0.25, 0.5, 0.8] {
             let (d, sway) = drift(size, steepness, GerstnerVelocities::Orbits);
             println!("{size} m box, Q {steepness}: {d:+.3} Stokes drifts, sway {sway:.2} A");
             assert!(
@@ -131,12 +132,15 @@ fn small_bodies_ride_the_orbits_and_drift_neither_way() {
 }
 
 #[test]
-fn bodies_up_to_a_twentieth_of_the_wavelength_never_drift_against_the_waves() {
-    for size in [0.5, 1.0, 2.0] {
+fn bodies_up_to_a_tenth_of_the_wavelength_never_drift_against_the_waves() {
+    for size in [2.0, 4.0] {
         for steepness in [0.0, 0.5, 0.8] {
             let (d, _) = drift(size, steepness, GerstnerVelocities::Orbits);
             println!("{size} m box, Q {steepness}: {d:+.3} Stokes drifts");
-            assert!(d >= -0.2, "{size} m box, Q {steepness}: drift {d:+.3} Stokes drifts");
+            assert!(
+                (-0.2..=0.5).contains(&d),
+                "{size} m box, Q {steepness}: drift {d:+.3} Stokes drifts"
+            );
         }
     }
 }

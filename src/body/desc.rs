@@ -37,6 +37,11 @@ pub struct BodyDesc {
     pub buoyancy: BuoyancyModel,
     /// Drop the horizontal part of the hydrostatic force (the thesis does).
     pub vertical_buoyancy_only: bool,
+    /// On Gerstner seas, add the water's inertia that the drawn surface's hydrostatic
+    /// pressure misses, so that the body feels the Froude-Krylov force of the water's
+    /// particles (`crate::water::Water::froude_krylov`): default true; false keeps the
+    /// drawn surface's hydrostatics alone (Kerner's and the thesis's model).
+    pub froude_krylov: bool,
     /// `FORCE_*` bits of the forces to compute.
     pub forces: u32,
     /// Length for the Reynolds number, m; 0 = the hull's local Z extent.
@@ -92,6 +97,7 @@ impl Default for BodyDesc {
             mass: 1000.0,
             buoyancy: BuoyancyModel::Pressure,
             vertical_buoyancy_only: false,
+            froude_krylov: true,
             forces: FORCE_DEFAULT,
             hull_length: 0.0,
             pressure_drag_linear: DEFAULT_PRESSURE_DRAG_LINEAR,
@@ -254,6 +260,7 @@ pub(crate) struct StepDesc {
     pub mass: f64,
     pub buoyancy: BuoyancyModel,
     pub vertical_buoyancy_only: bool,
+    pub froude_krylov: bool,
     pub forces: u32,
     pub hull_length: f64,
     pub pressure_drag_linear: f64,
@@ -274,12 +281,27 @@ pub(crate) struct StepDesc {
 }
 
 impl StepDesc {
+    /// Which parts of the Froude-Krylov correction (`crate::water::Water::froude_krylov`)
+    /// the body's buoyancy takes: `(vertical, horizontal)`. Any buoyancy has the vertical
+    /// part; only the pressure on the triangles with its horizontal part has the slope's
+    /// push that the horizontal part corrects (the volume models and vertical buoyancy
+    /// have none). Neither when the body asks for the drawn surface's hydrostatics alone.
+    pub(crate) fn feels_froude_krylov(&self) -> (bool, bool) {
+        let horizontal = matches!(self.buoyancy, BuoyancyModel::Pressure | BuoyancyModel::PressureCentroid)
+            && !self.vertical_buoyancy_only;
+        (
+            self.froude_krylov && self.buoyancy != BuoyancyModel::None,
+            self.froude_krylov && horizontal,
+        )
+    }
+
     /// The part of `desc` a step reads.
     pub(crate) fn of(desc: &BodyDesc) -> Self {
         Self {
             mass: desc.mass,
             buoyancy: desc.buoyancy,
             vertical_buoyancy_only: desc.vertical_buoyancy_only,
+            froude_krylov: desc.froude_krylov,
             forces: desc.forces,
             hull_length: desc.hull_length,
             pressure_drag_linear: desc.pressure_drag_linear,

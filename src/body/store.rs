@@ -458,6 +458,9 @@ pub(crate) struct Samples {
     pub velocities: Box<[DVec3]>,
     /// Mean water velocity over the vertices under water.
     pub mean_velocity: DVec3,
+    /// The Froude-Krylov correction's acceleration over the body's footprint
+    /// (`crate::water::Water::froude_krylov`), zero where it does not apply.
+    pub froude_krylov: DVec3,
     /// The body origin's height and the level of flat water: every vertex's height is then
     /// `(origin + y) - level`, which the loops compute instead of reading it.
     pub flat: Option<(f64, f64)>,
@@ -474,6 +477,7 @@ impl Samples {
             heights: vec![0.0; n].into_boxed_slice(),
             velocities: vec![DVec3::ZERO; n].into_boxed_slice(),
             mean_velocity: DVec3::ZERO,
+            froude_krylov: DVec3::ZERO,
             flat: None,
             turned: false,
         }

@@ -223,7 +223,11 @@ pub struct KeelPerlinWaterDesc {
 /// crests (a horizontal displacement of steepness / k), not how far the water moves
 /// along: the surface hosts draw (keel_water_sample's heights) is what bodies float on
 /// and what the water's surface does, and at crests and troughs the water moves at
-/// `amplitude * omega` along the waves whatever the steepness.
+/// `amplitude * omega` along the waves whatever the steepness. A body feels the water's
+/// Froude-Krylov force: the drawn surface's pressure, plus what a crest drawn sharper
+/// than the orbits (steepness above k * amplitude) pushes beyond the water's own
+/// acceleration taken back, averaged over the hull's length along each wave; small bodies
+/// ride the orbits and drift neither way (docs/WAVES.md).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub struct KeelGerstnerWave {
@@ -348,6 +352,11 @@ pub struct KeelBodyDesc {
     pub buoyancy: KeelBuoyancyModel,
     /// Drop horizontal hydrostatic components (the thesis does); default false.
     pub vertical_buoyancy_only: bool,
+    /// On Gerstner seas, add the water's inertia the drawn surface's hydrostatic pressure
+    /// misses (the Froude-Krylov force of the water's particles: small bodies ride the
+    /// waves' closed orbits instead of sliding down sharpened crests); default true.
+    /// false: the drawn surface's hydrostatics alone, as Kerner and the thesis.
+    pub froude_krylov: bool,
     /// KEEL_FORCE_* bits; default VISCOUS | PRESSURE_DRAG | SLAMMING | AIR; unknown bits
     /// are refused.
     pub forces: u32,
@@ -420,6 +429,7 @@ impl KeelBodyDesc {
             mass: self.mass as f64,
             buoyancy,
             vertical_buoyancy_only: self.vertical_buoyancy_only,
+            froude_krylov: self.froude_krylov,
             forces: self.forces,
             hull_length: self.hull_length as f64,
             pressure_drag_linear: self.pressure_drag_linear as f64,
@@ -457,6 +467,7 @@ impl From<&BodyDesc> for KeelBodyDesc {
                 BuoyancyModel::None => KEEL_BUOYANCY_NONE,
             },
             vertical_buoyancy_only: d.vertical_buoyancy_only,
+            froude_krylov: d.froude_krylov,
             forces: d.forces,
             hull_length: d.hull_length as f32,
             pressure_drag_linear: d.pressure_drag_linear as f32,

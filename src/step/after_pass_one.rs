@@ -34,7 +34,7 @@ pub(crate) fn after_pass_one<S: Sink>(
     inputs: StepInputs<'_>,
     info: &crate::hull::HullInfo,
     totals: &mut PassOne,
-    water_mean: DVec3,
+    (water_mean, froude_krylov): (DVec3, DVec3),
     inverse_inertia: &DMat3,
     sink: &mut S,
 ) -> Middle {
@@ -67,6 +67,13 @@ pub(crate) fn after_pass_one<S: Sink>(
         BuoyancyModel::AreaRatio => area_centroid,
         _ => totals.volume.centroid().or(area_centroid),
     };
+    // The water's inertia the drawn surface's pressure misses (zero unless a Gerstner
+    // sea's): the Froude-Krylov force on the submerged volume, at its centre.
+    if let (Some(point), true) = (centre_of_buoyancy, froude_krylov != DVec3::ZERO) {
+        let force = rho * totals.volume.volume.max(0.0) * froude_krylov;
+        totals.buoyancy.add(point - com, force);
+        sink.force(Kind::Hydrostatic, point, force);
+    }
     let wetted_ratio = (totals.wetted_area / info.area).min(1.0);
 
     // The motion at the end of the step under buoyancy and gravity alone.

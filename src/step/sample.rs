@@ -2,7 +2,7 @@
 //! the body origin) and each one's height above the water, with the water's velocity
 //! there when a force needs it.
 
-use glam::{DMat3, DVec3};
+use glam::{DMat3, DVec2, DVec3};
 
 use super::Environment;
 use crate::body::{Body, BodyState, Samples};
@@ -44,6 +44,22 @@ impl Body {
         out.flat = match env.water {
             Water::Flat(_) => Some((origin.y, level)),
             _ => None,
+        };
+        let (vertical, horizontal) = self.desc.feels_froude_krylov();
+        out.froude_krylov = if vertical {
+            // Over the hull's bounding box turned into world axes.
+            let (min, max) = (self.hull.info.bounds_min, self.hull.info.bounds_max);
+            let centre = water_origin + rotation * (0.5 * (min + max));
+            let half = rotation.abs() * (0.5 * (max - min));
+            let f = env.water.froude_krylov(
+                DVec2::new(centre.x, centre.z),
+                DVec2::new(half.x, half.z),
+                env.time,
+                env.gravity,
+            );
+            if horizontal { f } else { DVec3::new(0.0, f.y, 0.0) }
+        } else {
+            DVec3::ZERO
         };
         // Still flat water: the heights straight from the turned vertices, with the same
         // arithmetic as below (`point.y - level`, `point = origin + turned`), without the

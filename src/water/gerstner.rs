@@ -70,18 +70,20 @@ pub struct GerstnerWave {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Wave {
-    amplitude: f64,
-    k: f64,
-    omega: f64,
-    phase: f64,
+pub(super) struct Wave {
+    pub(super) amplitude: f64,
+    pub(super) k: f64,
+    pub(super) omega: f64,
+    pub(super) phase: f64,
+    /// `Q`.
+    pub(super) steepness: f64,
     /// What the sums multiply each sine or cosine by, worked out once (`D` the unit
     /// direction, `Q / k` the radius of the drawn horizontal displacement): `k D` (the
     /// angle's gradient), `(Q / k) D` (displacement per sine), `Q (Dx Dx, Dx Dy, Dy Dy)`
     /// (the Jacobian, symmetric, per cosine), `A k D` (slope per sine); and for the
     /// water's orbits, `A D` and `k A (Dx Dx, Dx Dy, Dy Dy)` (displacement and Jacobian),
     /// `A omega D`, `A omega` (velocity per cosine, vertical per sine).
-    gradient: DVec2,
+    pub(super) gradient: DVec2,
     push: DVec2,
     bend: [f64; 3],
     rise: DVec2,
@@ -106,6 +108,7 @@ impl Wave {
             k,
             omega,
             phase,
+            steepness,
             gradient: k * d,
             push: reach * d,
             bend: [steepness * d.x * d.x, steepness * d.x * d.y, steepness * d.y * d.y],
@@ -120,7 +123,7 @@ impl Wave {
 
     /// The angle at rest position `(x, z)`, with `start = phase - omega t`.
     #[inline(always)]
-    fn angle(&self, x: f64, z: f64, start: f64) -> f64 {
+    pub(super) fn angle(&self, x: f64, z: f64, start: f64) -> f64 {
         self.gradient.x * x + self.gradient.y * z + start
     }
 
@@ -231,6 +234,11 @@ impl GerstnerWater {
     /// The water velocity this sea gives.
     pub fn velocities(&self) -> GerstnerVelocities {
         self.velocities
+    }
+
+    /// The waves, as the sums use them.
+    pub(super) fn waves(&self) -> &[Wave] {
+        &self.waves
     }
 
     /// The wavenumber `k`, 1/m, by which the water's velocity decays below the surface,

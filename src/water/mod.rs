@@ -4,6 +4,7 @@
 //! care which one is in use; [`Water`] dispatches statically over the built-in models
 //! and hands whole batches of points to a host's own water ([`WaterQuery`]).
 
+mod froude_krylov;
 mod gerstner;
 mod heightfield;
 pub(crate) mod patch;
@@ -134,6 +135,18 @@ impl Water {
         match self {
             Water::Gerstner(sea) => sea.velocity_decay(),
             _ => 0.0,
+        }
+    }
+
+    /// The acceleration `(a_h + g grad eta, a_y)` by which the drawn surface's
+    /// hydrostatic pressure falls short of the water's Froude-Krylov force on a body whose
+    /// footprint is centred at `centre` (horizontal, the water's frame) with half-widths
+    /// `half` along x and z (`froude_krylov` module docs): Gerstner seas on their orbits
+    /// only, zero for every other model.
+    pub fn froude_krylov(&self, centre: glam::DVec2, half: glam::DVec2, time: f64, gravity: f64) -> DVec3 {
+        match self {
+            Water::Gerstner(sea) => sea.froude_krylov(centre, half, time, gravity),
+            _ => DVec3::ZERO,
         }
     }
 

@@ -53,6 +53,7 @@ namespace Keel
             d.mass = m_Rigidbody.mass;
             d.buoyancy = (uint)buoyancyMode;
             d.vertical_buoyancy_only = verticalBuoyancyOnly;
+            d.froude_krylov = froudeKrylov;
             d.forces = ForceBits;
             d.hull_length = hullLength;
             d.pressure_drag_linear = C_PD1;

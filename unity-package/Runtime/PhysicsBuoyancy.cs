@@ -43,6 +43,8 @@ namespace Keel
         public KeelBuoyancyMode buoyancyMode = KeelBuoyancyMode.Pressure;
         [Tooltip("Drop the horizontal part of buoyancy, as the thesis's code did.")]
         public bool verticalBuoyancyOnly = false;
+        [Tooltip("On Gerstner water, add the water's inertia the drawn surface's pressure misses (the Froude-Krylov force): small bodies ride the waves' orbits instead of sliding down sharpened crests. Off: the drawn surface's hydrostatics alone, as the thesis.")]
+        public bool froudeKrylov = true;
 
         [Header("Forces")]
         [Tooltip("Viscous water resistance (thesis 5.8, ITTC 1957 skin friction).")]

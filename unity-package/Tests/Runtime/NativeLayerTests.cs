@@ -53,13 +53,16 @@ namespace Keel.Tests
             var desc = new KeelBodyDesc();
             KeelNative.keel_body_desc_default(ref desc);
             desc.hull = hull;
+            Assert.IsTrue(desc.froude_krylov, "the water's inertia is on by default");
             desc.vertical_buoyancy_only = true;
+            desc.froude_krylov = false;
             desc.forces = KeelNative.KEEL_FORCE_AIR | KeelNative.KEEL_FORCE_DAMPING;
             desc.hull_length = 2.5f;
             KeelLibrary.Check(KeelNative.keel_body_create(m_World, ref desc, &body));
             KeelBodyDesc back;
             KeelLibrary.Check(KeelNative.keel_body_get_desc(m_World, body, out back));
             Assert.IsTrue(back.vertical_buoyancy_only);
+            Assert.IsFalse(back.froude_krylov);
             Assert.AreEqual(desc.forces, back.forces);
             Assert.AreEqual(2.5f, back.hull_length);
             KeelHullInfo info;

@@ -29,6 +29,11 @@ pub struct KeelBodyParams {
     /// Keep only the vertical part of the hydrostatic force (as the thesis does).
     #[export]
     vertical_buoyancy_only: bool,
+    /// On Gerstner water, add the water's inertia the drawn surface's pressure misses (the
+    /// Froude-Krylov force): small bodies ride the waves' orbits instead of sliding down
+    /// sharpened crests. Off: the drawn surface's hydrostatics alone, as the thesis.
+    #[export]
+    froude_krylov: bool,
 
     /// Skin friction along the hull.
     #[export_group(name = "Forces")]
@@ -151,6 +156,7 @@ impl KeelBodyParams {
             base,
             buoyancy_model: buoyancy_index(d.buoyancy),
             vertical_buoyancy_only: d.vertical_buoyancy_only,
+            froude_krylov: d.froude_krylov,
             viscous_force: f.viscous,
             pressure_drag_force: f.pressure_drag,
             slamming_force: f.slamming,
@@ -181,6 +187,7 @@ impl KeelBodyParams {
         // The setter keeps the model in range; the fallback is for a corrupt resource file.
         desc.buoyancy = buoyancy_model(self.buoyancy_model).unwrap_or_default();
         desc.vertical_buoyancy_only = self.vertical_buoyancy_only;
+        desc.froude_krylov = self.froude_krylov;
         desc.forces = ForceSwitches {
             viscous: self.viscous_force,
             pressure_drag: self.pressure_drag_force,

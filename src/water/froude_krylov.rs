@@ -1,0 +1,341 @@
+//! The water's inertia on a body small against the waves: the Froude-Krylov force.
+//!
+//! **What the pressure misses.** The step integrates the hydrostatic pressure
+//! `p = rho g (eta - y)` of the drawn surface over the hull. On a body small against the
+//! waves that is `rho g V (-grad eta, 1)`: it pushes down the drawn slope. The sea's own
+//! pressure obeys Euler's equation, `grad p = -rho (a + g y^)` with `a` the water
+//! particles' acceleration, and gives the same small body `rho V (a + g y^)`: the
+//! Froude-Krylov force of Morison's equation. The two agree to first order in `k A` on
+//! the sea's own surface, but a Gerstner crest drawn sharper than the orbits (`Q > k A`)
+//! is up to `1 / (1 - Q)` steeper than the water's acceleration can hold: hydrostatics
+//! alone pushes a body down its faces harder than the water moves, and a small box on a
+//! `Q 0.8` wave drifts along the waves at a third to half the Stokes drift where the
+//! water carries nothing (issue 40, docs/WAVES.md). Keel adds the difference,
+//!
+//! ```text
+//! dF = rho V_sub (a_h + g grad eta, a_y)       (horizontal, vertical)
+//! ```
+//!
+//! at the centre of buoyancy, so that a small body feels Froude-Krylov's force exactly and
+//! rides the water's closed orbits.
+//!
+//! **One wave.** Along its direction `D`, with the Eulerian phase at the point,
+//! `psi = k D . x - omega t + phase`, the drawn surface's particle there has the angle
+//! `theta` (`psi = theta - Q sin theta`) and the orbit's the angle `phi`
+//! (`psi = phi - k A sin phi`): Kepler's equation, solved by [`kepler`]. The orbit's
+//! particle accelerates at `omega^2` times its displacement, and the drawn slope along `D`
+//! is `-k A sin theta / (1 - Q cos theta)`:
+//!
+//! ```text
+//! a_h + g grad eta = D (A omega^2 sin phi - g k A sin theta / (1 - Q cos theta))
+//! a_y              = -A omega^2 cos phi
+//! ```
+//!
+//! **Averaged over the hull.** A hull as long as the waves already averages the drawn
+//! slope in its own pressure integral, and the point value at its centre would be wrong
+//! for it. So each wave's terms are averaged over the hull's extent along the wave,
+//! `psi_c +- b` (`b = k w`, `w` the half-width of the hull's footprint along `D`), in
+//! closed form: with `d psi = (1 - k A cos phi) d phi = (1 - Q cos theta) d theta`,
+//!
+//! ```text
+//! int (a_h + g grad eta) . D d psi = A omega^2 (-cos phi - k A sin^2 phi / 2) + g k A cos theta
+//! int a_y d psi                    = -A omega^2 (sin phi - k A (phi / 2 + sin 2 phi / 4))
+//! ```
+//!
+//! and the mean is the difference at the ends over `2 b`. Over whole wavelengths the
+//! horizontal mean is zero (a long hull feels its own pressure integral only) and the
+//! vertical one `A omega^2 k A / 2`, the orbits' second-order mean lift (a few tenths of a
+//! percent of buoyancy on a sane sea).
+//!
+//! **Approximations, said.** The waves of a sum are taken one at a time, as if each were
+//! alone (their cross terms are of second order in the slopes); the hull's footprint is
+//! its bounding box in world axes, weighted uniformly (a hull whose ends are fine, as a
+//! boat's, is averaged over a little more than it should); the terms are the surface's,
+//! not decayed with the body's depth. Callback, heightfield and Perlin water have no
+//! acceleration to compare with and get nothing; nor do the linear theory's velocities
+//! ([`super::GerstnerVelocities::Linear`]), whose sine surface is that theory's own.
+
+use glam::{DVec2, DVec3};
+
+use super::gerstner::{GerstnerVelocities, GerstnerWater, Wave};
+
+/// Below this half-width of the averaging interval, radians of phase, the terms are taken
+/// at the centre (the mean of a smooth function over `+- b` differs from its value by
+/// `b^2 f'' / 6`; the closed form's difference of two nearly equal numbers would lose
+/// more).
+const POINT: f64 = 1e-4;
+
+impl GerstnerWater {
+    /// The acceleration `(a_h + g grad eta, a_y)` by which the drawn surface's hydrostatic
+    /// pressure falls short of the water's Froude-Krylov force on a body (module docs),
+    /// averaged over a footprint centred at `centre` (horizontal, in the water's frame)
+    /// with half-widths `half` along x and z, at time `t`, for gravity `gravity`. Zero
+    /// for the linear theory's velocities and on flat water.
+    pub fn froude_krylov(&self, centre: DVec2, half: DVec2, t: f64, gravity: f64) -> DVec3 {
+        if self.velocities() != GerstnerVelocities::Orbits {
+            return DVec3::ZERO;
+        }
+        let mut sum = DVec3::ZERO;
+        for w in self.waves() {
+            let d = w.gradient / w.k;
+            let width = ((half.x * d.x).powi(2) + (half.y * d.y).powi(2)).sqrt();
+            let (along, up) = wave_terms(
+                w,
+                w.angle(centre.x, centre.y, w.phase - w.omega * t),
+                w.k * width,
+                gravity,
+            );
+            sum += DVec3::new(along * d.x, up, along * d.y);
+        }
+        sum
+    }
+}
+
+/// One wave's horizontal term along its direction and its vertical term, averaged over
+/// the phases `psi +- b` (module docs).
+fn wave_terms(w: &Wave, psi: f64, b: f64, gravity: f64) -> (f64, f64) {
+    let (amplitude, k, q) = (w.amplitude, w.k, w.steepness);
+    let (ka, a_omega2) = (k * amplitude, amplitude * w.omega * w.omega);
+    // Only the phase within a period matters (the ends' antiderivatives are taken
+    // relative to the centre's period, so that a far time keeps its digits).
+    let centre = psi - (psi / std::f64::consts::TAU).round() * std::f64::consts::TAU;
+    if !centre.is_finite() {
+        // A wave pushed past f64's range (absurd coordinates or times) adds nothing, as
+        // in the surface's sums.
+        return (0.0, 0.0);
+    }
+    if b.is_nan() || b < POINT || !b.is_finite() {
+        let (theta, phi) = (kepler(centre, q), kepler(centre, ka));
+        let along = a_omega2 * phi.sin() - gravity * ka * theta.sin() / (1.0 - q * theta.cos());
+        return (if along.is_finite() { along } else { 0.0 }, -a_omega2 * phi.cos());
+    }
+    let ends = [centre - b, centre + b].map(|psi| {
+        let (theta, phi) = (kepler(psi, q), kepler(psi, ka));
+        let (sin_phi, cos_phi) = phi.sin_cos();
+        let along = a_omega2 * (-cos_phi - 0.5 * ka * sin_phi * sin_phi) + gravity * ka * theta.cos();
+        // `phi = psi + k A sin phi` unwrapped: its `phi / 2` term taken as `psi / 2` plus
+        // the bounded rest, so that the difference of the ends is exact for any `b`.
+        let up = -a_omega2 * (sin_phi - ka * (0.5 * (psi + ka * sin_phi) + 0.5 * sin_phi * cos_phi));
+        (along, up)
+    });
+    let span = 2.0 * b;
+    ((ends[1].0 - ends[0].0) / span, (ends[1].1 - ends[0].1) / span)
+}
+
+/// The angle `E` with `E - e sin E = m` (Kepler's equation): Newton's method kept inside
+/// the bracket `[m - |e|, m + |e|]` (where the root is, the left side rising monotonically
+/// for `|e| <= 1`), bisecting when a step would leave it (near `|e| = 1` and `m = 0`, where
+/// the slope `1 - e cos E` vanishes). Exact to a few ulps in 3 to 6 steps. A negative
+/// amplitude makes `e = k A` negative; past `|e| = 1` the orbits fold over (an amplitude
+/// beyond a sixth of the wavelength) and `e` is taken at the fold, `+-1`, so that the
+/// answer stays one and finite.
+pub(crate) fn kepler(m: f64, e: f64) -> f64 {
+    let e = e.clamp(-1.0, 1.0);
+    if e == 0.0 || !m.is_finite() {
+        return m;
+    }
+    let (mut lo, mut hi) = (m - e.abs(), m + e.abs());
+    let mut x = m + e * m.sin() / (1.0 - e * m.cos()).max(0.5);
+    x = x.clamp(lo, hi);
+    for _ in 0..64 {
+        let (sin, cos) = x.sin_cos();
+        let f = x - e * sin - m;
+        if f == 0.0 {
+            break;
+        }
+        if f > 0.0 {
+            hi = x;
+        } else {
+            lo = x;
+        }
+        let slope = 1.0 - e * cos;
+        let newton = x - f / slope;
+        let next = if slope > 0.0 && newton > lo && newton < hi {
+            newton
+        } else {
+            0.5 * (lo + hi)
+        };
+        if next == x || (next - x).abs() <= 1e-15 * (1.0 + x.abs()) {
+            x = next;
+            break;
+        }
+        x = next;
+    }
+    x
+}
+
+#[cfg(test)]
+mod tests {
+    use std::f64::consts::{PI, TAU};
+
+    use super::*;
+    use crate::water::{GerstnerWave, WaterSurface};
+
+    const G: f64 = 9.81;
+
+    fn sea(amplitude: f64, wavelength: f64, direction: DVec2, steepness: f64, phase: f64) -> GerstnerWater {
+        let wave = GerstnerWave {
+            amplitude,
+            wavelength,
+            direction,
+            steepness,
+            phase,
+        };
+        GerstnerWater::new(&[wave], 0.0, G).unwrap()
+    }
+
+    #[test]
+    fn kepler_solves_its_equation_for_every_eccentricity() {
+        for e in [-1.0, -0.3, 0.0, 1e-3, 0.0785, 0.3, 0.5, 0.8, 0.95, 0.999, 1.0] {
+            for i in -200..=200 {
+                let m = i as f64 * 0.0371;
+                let x = kepler(m, e);
+                let residual = x - e * x.sin() - m;
+                assert!(residual.abs() < 1e-12, "e {e} m {m}: x {x}, residual {residual}");
+            }
+        }
+    }
+
+    /// The orbit particle at `x` (it is there at `t`): its acceleration by finite
+    /// differences of its velocity along its own path, which the sea's velocity field
+    /// gives at the surface (the riding field's horizontal part is the orbit's).
+    fn orbit_acceleration(x: f64, t: f64, k: f64, a: f64, omega: f64) -> DVec2 {
+        // The orbit particle at x: its angle phi and its rest position.
+        let psi = k * x - omega * t;
+        let phi = kepler(psi, k * a);
+        let rest = x + a * phi.sin();
+        let position = |t: f64| {
+            let phi = k * rest - omega * t;
+            DVec2::new(rest - a * phi.sin(), a * phi.cos())
+        };
+        let h = 1e-3;
+        (position(t + h) - 2.0 * position(t) + position(t - h)) / (h * h)
+    }
+
+    #[test]
+    fn the_point_terms_are_the_orbits_acceleration_and_the_drawn_slope_by_finite_differences() {
+        let (a, wavelength) = (0.5, 40.0);
+        let (k, omega) = (TAU / wavelength, (G * TAU / wavelength).sqrt());
+        for q in [0.0, 0.25, 0.5, 0.8] {
+            let sea = sea(a, wavelength, DVec2::X, q, 0.0);
+            for i in 0..37 {
+                let (x, t) = (i as f64 * 1.13, 0.37);
+                let got = sea.froude_krylov(DVec2::new(x, 0.0), DVec2::ZERO, t, G);
+                let acc = orbit_acceleration(x, t, k, a, omega);
+                let h = 1e-5;
+                let slope = (sea.height(x + h, 0.0, t) - sea.height(x - h, 0.0, t)) / (2.0 * h);
+                let want = DVec3::new(acc.x + G * slope, acc.y, 0.0);
+                let scale = a * omega * omega * (1.0 + 1.0 / (1.0 - q));
+                assert!(
+                    (got - want).length() < 2e-5 * scale,
+                    "Q {q} x {x}: {got} against {want}"
+                );
+                assert_eq!(got.z, 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn the_mean_over_a_footprint_is_the_mean_of_the_point_values() {
+        let (a, wavelength) = (0.5, 40.0);
+        let k = TAU / wavelength;
+        for q in [0.0, 0.3, 0.8, 0.98] {
+            let sea = sea(a, wavelength, DVec2::X, q, 0.7);
+            for half in [0.01, 0.5, 2.0, 7.3, 45.0] {
+                let (x, t) = (3.1, 1.9);
+                let got = sea.froude_krylov(DVec2::new(x, 0.0), DVec2::new(half, 3.0), t, G);
+                // Midpoint rule, fine enough for the sharpest crest here.
+                let n = 200_000;
+                let mut want = DVec3::ZERO;
+                for j in 0..n {
+                    let s = x - half + (j as f64 + 0.5) * 2.0 * half / n as f64;
+                    want += sea.froude_krylov(DVec2::new(s, 0.0), DVec2::ZERO, t, G);
+                }
+                want /= n as f64;
+                let scale = a * (G * k) * (1.0 + 1.0 / (1.0 - q));
+                assert!(
+                    (got - want).length() < 1e-4 * scale,
+                    "Q {q} half {half}: {got} against {want}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn over_whole_wavelengths_only_the_orbits_mean_lift_is_left() {
+        let (a, wavelength) = (0.5, 40.0);
+        let k = TAU / wavelength;
+        let omega2 = G * k;
+        for q in [0.0, 0.5, 0.9] {
+            let sea = sea(a, wavelength, DVec2::X, q, 0.0);
+            for periods in [1.0, 3.0, 10.0] {
+                let half = periods * wavelength / 2.0;
+                let got = sea.froude_krylov(DVec2::new(1.7, 0.0), DVec2::new(half, 0.0), 4.2, G);
+                assert!(got.x.abs() < 1e-9, "Q {q}: {got}");
+                let lift = a * omega2 * k * a / 2.0;
+                assert!((got.y - lift).abs() < 1e-9, "Q {q}: {} against {lift}", got.y);
+            }
+        }
+    }
+
+    #[test]
+    fn each_wave_acts_along_its_direction_and_waves_add() {
+        let d = DVec2::new(0.6, -0.8);
+        let one = sea(0.4, 17.0, d, 0.6, 0.3);
+        let other = sea(0.2, 7.0, DVec2::new(-1.0, 0.2), 0.3, 1.1);
+        let waves = [
+            GerstnerWave {
+                amplitude: 0.4,
+                wavelength: 17.0,
+                direction: d,
+                steepness: 0.6,
+                phase: 0.3,
+            },
+            GerstnerWave {
+                amplitude: 0.2,
+                wavelength: 7.0,
+                direction: DVec2::new(-1.0, 0.2),
+                steepness: 0.3,
+                phase: 1.1,
+            },
+        ];
+        let both = GerstnerWater::new(&waves, 0.0, G).unwrap();
+        let (c, half, t) = (DVec2::new(2.0, -1.0), DVec2::new(1.5, 0.7), 3.3);
+        let f = one.froude_krylov(c, half, t, G);
+        assert!((f.x * d.y - f.z * d.x).abs() < 1e-12, "{f}");
+        let sum = f + other.froude_krylov(c, half, t, G);
+        assert!((both.froude_krylov(c, half, t, G) - sum).length() < 1e-12);
+    }
+
+    #[test]
+    fn linear_velocities_flat_seas_and_far_times_are_quiet() {
+        let linear = sea(0.5, 40.0, DVec2::X, 0.0, 0.0).with_velocities(GerstnerVelocities::Linear);
+        assert_eq!(linear.froude_krylov(DVec2::ZERO, DVec2::ZERO, 1.0, G), DVec3::ZERO);
+        let calm = GerstnerWater::new(&[], 0.0, G).unwrap();
+        assert_eq!(calm.froude_krylov(DVec2::ZERO, DVec2::ONE, 1.0, G), DVec3::ZERO);
+        let sea = sea(0.5, 40.0, DVec2::X, 1.0, 0.0);
+        for t in [0.0, 1e6, 1e12, 1e300, f64::MAX] {
+            for x in [0.0, -3.0, 1e9] {
+                for half in [0.0, 1.0] {
+                    let f = sea.froude_krylov(DVec2::new(x, 0.0), DVec2::splat(half), t, G);
+                    assert!(f.is_finite(), "t {t} x {x}: {f}");
+                }
+            }
+        }
+        // Negative amplitudes, and orbits folded over (k A = 3): finite, no panic.
+        for amplitude in [-0.5, -1.1, 1.1] {
+            let folded = self::sea(amplitude, 2.3, DVec2::new(-0.4, -0.05), 0.08, 4.3);
+            for i in 0..50 {
+                for half in [0.0, 0.3] {
+                    let f = folded.froude_krylov(DVec2::new(i as f64 * 0.37, 1.0), DVec2::splat(half), 603.7, G);
+                    assert!(f.is_finite(), "A {amplitude}: {f}");
+                }
+            }
+        }
+        // The cusp itself: the slope is infinite there, its mean over any width finite.
+        let cusp = sea.froude_krylov(DVec2::ZERO, DVec2::ZERO, 0.0, G);
+        assert!(cusp.is_finite(), "{cusp}");
+        let mean = sea.froude_krylov(DVec2::ZERO, DVec2::splat(PI / (TAU / 40.0) * 1e-3), 0.0, G);
+        assert!(mean.is_finite() && mean.length() < 10.0 * G, "{mean}");
+    }
+}
