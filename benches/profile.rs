@@ -40,6 +40,10 @@ fn main() {
             ..SceneDesc::new(&bunny, 1, 300.0)
         },
         "cubes" => SceneDesc::new(&cube, 1024, 500.0),
+        "cubes-gerstner" => SceneDesc {
+            sea: Sea::Gerstner16,
+            ..SceneDesc::new(&cube, 1024, 500.0)
+        },
         "bunnies" => SceneDesc::new(&bunny, 1024, 300.0),
         "bunnies-64" => SceneDesc::new(&bunny, 64, 300.0),
         "cubes-perlin" => SceneDesc {
@@ -54,7 +58,7 @@ fn main() {
             },
             _ => {
                 eprintln!(
-                    "unknown scenario {other}: bunny, bunny-gerstner, bunny-gerstner-nopatch, cubes, cubes-perlin, \
+                    "unknown scenario {other}: bunny, bunny-gerstner, bunny-gerstner-nopatch, cubes, cubes-gerstner, cubes-perlin, \
                      cubes-perlin-N (N boxes, as cubes-perlin-100), bunnies, bunnies-64"
                 );
                 std::process::exit(2);

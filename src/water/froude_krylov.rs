@@ -55,7 +55,10 @@
 //! acceleration to compare with and get nothing; nor do the linear theory's velocities
 //! ([`super::GerstnerVelocities::Linear`]), whose sine surface is that theory's own.
 
+use std::f64::consts::TAU;
+
 use glam::{DVec2, DVec3};
+use multiversion::multiversion;
 
 use super::gerstner::{GerstnerVelocities, GerstnerWater, Wave};
 
@@ -64,6 +67,11 @@ use super::gerstner::{GerstnerVelocities, GerstnerWater, Wave};
 /// `b^2 f'' / 6`; the closed form's difference of two nearly equal numbers would lose
 /// more).
 const POINT: f64 = 1e-4;
+
+/// Waves whose Kepler solutions are found together: four per wave (the drawn and the
+/// orbit's angle at both ends of the interval) in one vector pass.
+const CHUNK: usize = 16;
+const SOLVES: usize = 4 * CHUNK;
 
 impl GerstnerWater {
     /// The acceleration `(a_h + g grad eta, a_y)` by which the drawn surface's hydrostatic
@@ -75,101 +83,175 @@ impl GerstnerWater {
         if self.velocities() != GerstnerVelocities::Orbits {
             return DVec3::ZERO;
         }
-        let mut sum = DVec3::ZERO;
-        for w in self.waves() {
+        froude_krylov(self, centre, half, t, gravity)
+    }
+}
+
+/// [`GerstnerWater::froude_krylov`], compiled for the processor at hand too (the sines and
+/// cosines are vector code).
+#[multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
+fn froude_krylov(sea: &GerstnerWater, centre: DVec2, half: DVec2, t: f64, gravity: f64) -> DVec3 {
+    let mut sum = DVec3::ZERO;
+    let (mut m, mut e) = ([0.0; SOLVES], [0.0; SOLVES]);
+    let mut solved = Solved {
+        angle: [0.0; SOLVES],
+        sin: [0.0; SOLVES],
+        cos: [0.0; SOLVES],
+    };
+    let mut ends = [(0.0, 0.0); CHUNK];
+    for waves in sea.waves().chunks(CHUNK) {
+        let n = waves.len();
+        for (j, w) in waves.iter().enumerate() {
+            let (psi, b) = interval(w, centre, half, t);
+            ends[j] = (psi - b, psi + b);
+            for (k, end) in [psi - b, psi + b].into_iter().enumerate() {
+                // Only the phase within a period matters to the angles' sines and cosines;
+                // the antiderivative's one unbounded term takes the end itself.
+                let reduced = end - round(end / TAU) * TAU;
+                (m[4 * j + k], e[4 * j + k]) = (reduced, w.steepness);
+                (m[4 * j + 2 + k], e[4 * j + 2 + k]) = (reduced, w.k * w.amplitude);
+            }
+        }
+        kepler(&m[..4 * n], &e[..4 * n], &mut solved);
+        for (j, w) in waves.iter().enumerate() {
+            let at = |i: usize| (solved.sin[4 * j + i], solved.cos[4 * j + i]);
+            let (along, up) = wave_terms(w, ends[j], [at(0), at(1), at(2), at(3)], gravity);
             let d = w.gradient / w.k;
-            let width = ((half.x * d.x).powi(2) + (half.y * d.y).powi(2)).sqrt();
-            let (along, up) = wave_terms(
-                w,
-                w.angle(centre.x, centre.y, w.phase - w.omega * t),
-                w.k * width,
-                gravity,
-            );
             sum += DVec3::new(along * d.x, up, along * d.y);
         }
-        sum
     }
+    sum
+}
+
+/// `x` rounded to the nearest integer, for `|x| < 2^51`: adding and taking away
+/// `1.5 2^52` (a vector instruction on any x86-64, where `round` is a call).
+#[inline(always)]
+fn round(x: f64) -> f64 {
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    (x + MAGIC) - MAGIC
+}
+
+/// The phase `psi` at `centre` for wave `w` at time `t`, reduced to a period, and the
+/// half-width `b` of the footprint along it in phase (0 when it is narrower than
+/// [`POINT`]); `(0, 0)` for a wave pushed past f64's range (absurd coordinates or times),
+/// whose terms then are those of phase 0.
+#[inline(always)]
+fn interval(w: &Wave, centre: DVec2, half: DVec2, t: f64) -> (f64, f64) {
+    let psi = w.angle(centre.x, centre.y, w.phase - w.omega * t);
+    let d = w.gradient / w.k;
+    let b = w.k * ((half.x * d.x) * (half.x * d.x) + (half.y * d.y) * (half.y * d.y)).sqrt();
+    if psi.is_nan() || psi.abs() >= 1e15 {
+        return (0.0, 0.0);
+    }
+    let psi = psi - round(psi / TAU) * TAU;
+    (psi, if b >= POINT && b.is_finite() { b } else { 0.0 })
 }
 
 /// One wave's horizontal term along its direction and its vertical term, averaged over
-/// the phases `psi +- b` (module docs).
-fn wave_terms(w: &Wave, psi: f64, b: f64, gravity: f64) -> (f64, f64) {
-    let (amplitude, k, q) = (w.amplitude, w.k, w.steepness);
-    let (ka, a_omega2) = (k * amplitude, amplitude * w.omega * w.omega);
-    // Only the phase within a period matters (the ends' antiderivatives are taken
-    // relative to the centre's period, so that a far time keeps its digits).
-    let centre = psi - (psi / std::f64::consts::TAU).round() * std::f64::consts::TAU;
-    if !centre.is_finite() {
-        // A wave pushed past f64's range (absurd coordinates or times) adds nothing, as
-        // in the surface's sums.
-        return (0.0, 0.0);
+/// the phases `ends` (module docs), from the sines and cosines of the drawn and the
+/// orbit's angles at both ends (`[theta-, theta+, phi-, phi+]`): the antiderivatives'
+/// difference over the interval, or the terms themselves where it is a point.
+#[inline(always)]
+fn wave_terms(w: &Wave, (from, to): (f64, f64), angles: [(f64, f64); 4], gravity: f64) -> (f64, f64) {
+    let (ka, a_omega2, q) = (w.k * w.amplitude, w.amplitude * w.omega * w.omega, w.steepness);
+    if from == to {
+        let ((sin_theta, cos_theta), (sin_phi, cos_phi)) = (angles[0], angles[2]);
+        let along = a_omega2 * sin_phi - gravity * ka * sin_theta / (1.0 - q * cos_theta);
+        return (if along.is_finite() { along } else { 0.0 }, -a_omega2 * cos_phi);
     }
-    if b.is_nan() || b < POINT || !b.is_finite() {
-        let (theta, phi) = (kepler(centre, q), kepler(centre, ka));
-        let along = a_omega2 * phi.sin() - gravity * ka * theta.sin() / (1.0 - q * theta.cos());
-        return (if along.is_finite() { along } else { 0.0 }, -a_omega2 * phi.cos());
-    }
-    let ends = [centre - b, centre + b].map(|psi| {
-        let (theta, phi) = (kepler(psi, q), kepler(psi, ka));
-        let (sin_phi, cos_phi) = phi.sin_cos();
-        let along = a_omega2 * (-cos_phi - 0.5 * ka * sin_phi * sin_phi) + gravity * ka * theta.cos();
+    let at = |psi: f64, (_, cos_theta): (f64, f64), (sin_phi, cos_phi): (f64, f64)| {
+        let along = a_omega2 * (-cos_phi - 0.5 * ka * sin_phi * sin_phi) + gravity * ka * cos_theta;
         // `phi = psi + k A sin phi` unwrapped: its `phi / 2` term taken as `psi / 2` plus
-        // the bounded rest, so that the difference of the ends is exact for any `b`.
+        // the bounded rest, so that the difference of the ends is exact for any width.
         let up = -a_omega2 * (sin_phi - ka * (0.5 * (psi + ka * sin_phi) + 0.5 * sin_phi * cos_phi));
         (along, up)
-    });
-    let span = 2.0 * b;
-    ((ends[1].0 - ends[0].0) / span, (ends[1].1 - ends[0].1) / span)
+    };
+    let (a, b) = (at(from, angles[0], angles[2]), at(to, angles[1], angles[3]));
+    let span = to - from;
+    ((b.0 - a.0) / span, (b.1 - a.1) / span)
 }
 
-/// The angle `E` with `E - e sin E = m` (Kepler's equation): Newton's method kept inside
-/// the bracket `[m - |e|, m + |e|]` (where the root is, the left side rising monotonically
-/// for `|e| <= 1`), bisecting when a step would leave it (near `|e| = 1` and `m = 0`, where
-/// the slope `1 - e cos E` vanishes). Exact to a few ulps in 3 to 6 steps. A negative
-/// amplitude makes `e = k A` negative; past `|e| = 1` the orbits fold over (an amplitude
-/// beyond a sixth of the wavelength) and `e` is taken at the fold, `+-1`, so that the
-/// answer stays one and finite.
-pub(crate) fn kepler(m: f64, e: f64) -> f64 {
-    let e = e.clamp(-1.0, 1.0);
-    if e == 0.0 || !m.is_finite() {
-        return m;
+/// Kepler's equation solved: the angles and their sines and cosines.
+struct Solved {
+    angle: [f64; SOLVES],
+    sin: [f64; SOLVES],
+    cos: [f64; SOLVES],
+}
+
+/// Iterations of [`kepler`] at most: Halley's method converges to rounding in 2 to 4 for
+/// `|e|` up to 0.9; at `|e| = 1` near `m = 0` (a cusp) it slows to halving, and the
+/// answer there is kept to about `1e-4` rad.
+const KEPLER_ITERATIONS: usize = 24;
+
+/// The angles `E` with `E - e sin E = m` (Kepler's equation) for every `m` (reduced to a
+/// period) and `e`, together, with their sines and cosines: Halley's method (the
+/// equation's second derivative is `e sin E`, at hand) from one Newton step off `m`, each
+/// step kept inside the bracket `[m - |e|, m + |e|]` where the root is (the left side rises
+/// monotonically for `|e| <= 1`), the sines and cosines of all the angles taken in one
+/// vector pass ([`super::trig::sin_cos`]). It stops when no angle moved by more than
+/// `1e-4`: Halley's error after a step is of the order of the step cubed, so the angles
+/// are then within about 1e-12, and their sines and cosines are the last pass's carried
+/// over the last step to second order (off by the step cubed over 6). A negative amplitude
+/// makes `e = k A` negative; past `|e| = 1` the orbits fold over (an amplitude beyond a
+/// sixth of the wavelength) and `e` is taken at the fold, `+-1`, so that the answer stays
+/// one and finite.
+#[inline(always)]
+fn kepler(m: &[f64], e: &[f64], out: &mut Solved) {
+    let n = m.len();
+    let Solved { angle, sin, cos } = out;
+    let (angle, sin, cos) = (&mut angle[..n], &mut sin[..n], &mut cos[..n]);
+    super::trig::sin_cos(m, sin, cos);
+    for i in 0..n {
+        let e = e[i].clamp(-1.0, 1.0);
+        // One Halley step from `m` (right to third order in `e`), kept in the bracket
+        // (where `1 - e cos m` vanishes it is pushed to the bracket's edge).
+        let (f, f1) = (e * sin[i], 1.0 - e * cos[i]);
+        let start = m[i] + f * f1 / (f1 * f1 + 0.5 * f * f).max(1e-6);
+        angle[i] = start.max(m[i] - e.abs()).min(m[i] + e.abs());
     }
-    let (mut lo, mut hi) = (m - e.abs(), m + e.abs());
-    let mut x = m + e * m.sin() / (1.0 - e * m.cos()).max(0.5);
-    x = x.clamp(lo, hi);
-    for _ in 0..64 {
-        let (sin, cos) = x.sin_cos();
-        let f = x - e * sin - m;
-        if f == 0.0 {
+    for _ in 0..KEPLER_ITERATIONS {
+        super::trig::sin_cos(angle, sin, cos);
+        let mut moved = 0.0f64;
+        for i in 0..n {
+            let (x, e) = (angle[i], e[i].clamp(-1.0, 1.0));
+            let f = x - e * sin[i] - m[i];
+            let (f1, f2) = (1.0 - e * cos[i], e * sin[i]);
+            let denominator = f1 * f1 - 0.5 * f * f2;
+            let step = if denominator > 0.0 { f * f1 / denominator } else { 0.0 };
+            let next = (x - step).max(m[i] - e.abs()).min(m[i] + e.abs());
+            let moved_here = next - x;
+            moved = moved.max(moved_here.abs());
+            angle[i] = next;
+            // The sine and cosine carried over the step, to second order.
+            let half_square = 0.5 * moved_here * moved_here;
+            (sin[i], cos[i]) = (
+                sin[i] + cos[i] * moved_here - sin[i] * half_square,
+                cos[i] - sin[i] * moved_here - cos[i] * half_square,
+            );
+        }
+        if moved <= 1e-4 {
             break;
         }
-        if f > 0.0 {
-            hi = x;
-        } else {
-            lo = x;
-        }
-        let slope = 1.0 - e * cos;
-        let newton = x - f / slope;
-        let next = if slope > 0.0 && newton > lo && newton < hi {
-            newton
-        } else {
-            0.5 * (lo + hi)
-        };
-        if next == x || (next - x).abs() <= 1e-15 * (1.0 + x.abs()) {
-            x = next;
-            break;
-        }
-        x = next;
     }
-    x
 }
 
 #[cfg(test)]
 mod tests {
-    use std::f64::consts::{PI, TAU};
+    use std::f64::consts::PI;
 
     use super::*;
     use crate::water::{GerstnerWave, WaterSurface};
+
+    /// One angle of [`super::kepler`].
+    fn kepler(m: f64, e: f64) -> f64 {
+        let mut out = Solved {
+            angle: [0.0; SOLVES],
+            sin: [0.0; SOLVES],
+            cos: [0.0; SOLVES],
+        };
+        super::kepler(&[m], &[e], &mut out);
+        out.angle[0]
+    }
 
     const G: f64 = 9.81;
 
