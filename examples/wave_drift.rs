@@ -22,7 +22,7 @@ use keel::{
 const AMPLITUDE: f64 = 0.5;
 const WAVELENGTH: f64 = 40.0;
 const GRAVITY: f64 = 9.81;
-const SIZES: [f64; 4] = [0.25, 0.5, 1.0, 2.0];
+const SIZES: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
 
 fn main() -> keel::Result<()> {
     let k = TAU / WAVELENGTH;

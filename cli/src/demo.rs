@@ -217,6 +217,36 @@ fn checks(spec: &SceneSpec, summary: &Summary, samples: &[Sample], rest: Option<
                 hi - lo
             ),
         ));
+        // The sea's orbits are closed: a boat on a swell heaves and rolls where it is,
+        // carried round by about the waves' amplitude, not away (issue 40). Measured over
+        // the second half of the run, between the means over the longest wave's period
+        // (3.9 s), once the start (a boat at rest in moving water) has settled.
+        let end = samples.last().map_or(0.0, |s| s.time);
+        let mean_between = |from: f64, to: f64| {
+            let inside: Vec<DVec3> = samples
+                .iter()
+                .filter(|s| s.time >= from && s.time < to)
+                .map(|s| s.com * DVec3::new(1.0, 0.0, 1.0))
+                .collect();
+            (!inside.is_empty()).then(|| inside.iter().sum::<DVec3>() / inside.len() as f64)
+        };
+        let period = 3.92;
+        if let (Some(a), Some(b)) = (
+            mean_between(end / 2.0 - period, end / 2.0),
+            mean_between(end - period, end),
+        ) {
+            let velocity = (b - a) / (end / 2.0);
+            // Along the longest wave's direction (x 1, z 0.3).
+            let along = velocity.dot(DVec3::new(1.0, 0.0, 0.3).normalize());
+            out.push(check(
+                along > -0.02 && velocity.length() < 0.1,
+                format!(
+                    "stays about where it is: drifts at {:.3} m/s over the last {:.0} s, {along:+.3} m/s along the longest wave (whose Stokes drift in linear theory would be 0.067 m/s; the sea's orbits carry nothing, a boat longer than the short waves feels their mean drift force)",
+                    velocity.length(),
+                    end / 2.0
+                ),
+            ));
+        }
         if let Some(p) = &summary.predicted {
             let period = p.roll_period.map_or("-".into(), |t| format!("{t:.2} s"));
             out.push(check(
