@@ -3,11 +3,11 @@
 //! order (the listed forms take a big hull's cut triangles); and the buffers a thread
 //! keeps for a group's columns.
 
-use super::pass_one::{one_constants, one_triangle};
-use super::pass_two::drag_triangle;
+use super::pass_one::{one_constants, one_triangle_of_kind};
+use super::pass_two::drag_triangle_of_kind;
 use super::{
-    DRY, DragLanes, HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, PassOneConstants,
-    PassOneSums, WET, kind,
+    DRY, DragLanes, HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, PassOneConstants,
+    PassOneSums, kind,
 };
 use crate::forces::drag::DragConstants;
 use crate::hull::Hull;
@@ -44,13 +44,14 @@ impl Rows<'_> {
 
 /// Eight triangles of a body stepped alone, one in each lane (the spare lanes repeat the
 /// last), as both passes read them: corners, heights, the water's velocity averaged over
-/// the corners, and each triangle's area, as [`corners`](super::corners) gives a group's
-/// (the same arithmetic); and the chunk's [`kind`].
+/// the corners, and each triangle's area and `1 / (2 area)`, as [`corners`](super::corners)
+/// gives a group's (the same arithmetic); and the chunk's [`kind`].
 #[derive(Clone, Copy)]
 pub(crate) struct LoneChunk {
     corners: [LaneVertex; 3],
     water: LaneVectors,
     areas: Lanes,
+    to_unit: Lanes,
     kind: u8,
 }
 
@@ -59,6 +60,7 @@ impl LoneChunk {
         corners: [[[0.0; LANES]; 4]; 3],
         water: [[0.0; LANES]; 3],
         areas: [0.0; LANES],
+        to_unit: [f64::INFINITY; LANES],
         kind: DRY,
     };
 
@@ -81,9 +83,12 @@ impl LoneChunk {
                     self.water[axis][l] = 0.0;
                 }
                 self.areas[l] = 0.0;
+                self.to_unit[l] = f64::INFINITY; // 1 / (2 * 0)
                 continue;
             };
             self.areas[l] = area;
+            // (Once for both passes.)
+            self.to_unit[l] = 1.0 / (2.0 * area);
             for (c, &i) in tri.iter().enumerate() {
                 let i = i as usize;
                 let v = body.vertices.get(i).copied().unwrap_or_default();
@@ -348,6 +353,7 @@ fn lone_one_loop<const SLAM: bool, const AIR: bool>(
 ) -> PassOneSums {
     let mut s = PassOneSums::default();
     let c = one_constants(k);
+    let stop = c.stop_per_area(mass);
     let (count, rows) = (chunks.len(), chunks.rows());
     let mut spare = LoneChunk::EMPTY;
     for first in (0..count).step_by(LANES) {
@@ -365,16 +371,18 @@ fn lone_one_loop<const SLAM: bool, const AIR: bool>(
         }
         let mut now = [[0.0; LANES]; 3];
         let mut t = PassOneSums::default();
-        let args = (&corners, &chunk.water, &chunk.areas, motion, mass, &before, &mut now);
+        let args = (
+            &corners,
+            &chunk.water,
+            &chunk.areas,
+            &chunk.to_unit,
+            motion,
+            &stop,
+            &before,
+            &mut now,
+        );
         // (The last few triangles in half the lanes: the others would repeat one.)
-        match (chunk.kind, n <= HALF) {
-            (DRY, false) => one_triangle::<SLAM, AIR, DRY, LANES>(args, &c, &mut t),
-            (WET, false) => one_triangle::<SLAM, AIR, WET, LANES>(args, &c, &mut t),
-            (_, false) => one_triangle::<SLAM, AIR, MIXED, LANES>(args, &c, &mut t),
-            (DRY, true) => one_triangle::<SLAM, AIR, DRY, HALF>(args, &c, &mut t),
-            (WET, true) => one_triangle::<SLAM, AIR, WET, HALF>(args, &c, &mut t),
-            (_, true) => one_triangle::<SLAM, AIR, MIXED, HALF>(args, &c, &mut t),
-        }
+        one_triangle_of_kind::<SLAM, AIR>(chunk.kind, n <= HALF, args, &c, &mut t);
         for l in 0..n {
             if let Some(j) = rows.row(first + l) {
                 history.keep(j, [now[0][l], now[1][l], now[2][l]]);
@@ -422,14 +430,20 @@ fn lone_pass_two(chunks: Chunks<'_>, motion: &LaneMotion, viscous_factor: &Lanes
         let chunk = chunks.get(&mut spare, first, n);
         let corners = chunk.corners();
         let mut t = DragLanes::default();
-        let args = (&corners, &chunk.water, &chunk.areas, motion, viscous_factor, k);
-        match (chunk.kind, n <= HALF) {
-            (DRY, _) => continue,
-            (WET, false) => drag_triangle::<WET, LANES>(args, &mut t),
-            (_, false) => drag_triangle::<MIXED, LANES>(args, &mut t),
-            (WET, true) => drag_triangle::<WET, HALF>(args, &mut t),
-            (_, true) => drag_triangle::<MIXED, HALF>(args, &mut t),
+        // (No drag above the water.)
+        if chunk.kind == DRY {
+            continue;
         }
+        let args = (
+            &corners,
+            &chunk.water,
+            &chunk.areas,
+            &chunk.to_unit,
+            motion,
+            viscous_factor,
+            k,
+        );
+        drag_triangle_of_kind(chunk.kind, n <= HALF, args, &mut t);
         s.add_in_order(&t, n);
     }
     s
