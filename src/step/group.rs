@@ -21,7 +21,7 @@ use crate::loops::lanes::{
     self, DragLanes, Group, LANES, LaneHistory, LaneMotion, LaneScratch, LaneVectors, LoneChunk, PassOneConstants,
     PassOneSums, Single,
 };
-use crate::loops::whole::{DragConstants, DragParams, HistoryChunkMut, Motion, narrow};
+use crate::loops::whole::{DragConstants, DragParams, Motion, narrow};
 use crate::runtime::profile::{self, Section};
 
 /// Steps one to eight bodies for which [`Body::can_step_in_lanes`] holds and which share
@@ -209,9 +209,13 @@ impl Lanes<'_> {
                 *lanes = std::array::from_fn(|l| water[l][v][c]);
             }
         }
-        for (j, before) in scratch.prior.iter_mut().enumerate() {
-            for (c, lanes) in before.iter_mut().enumerate() {
-                *lanes = std::array::from_fn(|l| f64::from(priors[l][c][j]));
+        // Body by body and column by column: no index to check per number (row by row, each
+        // of the eight bodies' columns was indexed, and checked, for every row).
+        for (l, columns) in priors.iter().enumerate() {
+            for (c, column) in columns.iter().enumerate() {
+                for (before, &x) in scratch.prior.iter_mut().zip(*column) {
+                    before[c][l] = f64::from(x);
+                }
             }
         }
         (motion, mass)
@@ -424,21 +428,18 @@ impl Lanes<'_> {
     }
 }
 
-/// Each body's new history, row by row: a lane group's numbers narrowed at once, then
-/// stored to their eight bodies (lane by lane, the compiler gathered them).
+/// Each body's new history, body by body and column by column (no index to check per
+/// number: row by row, each of the eight bodies' columns was indexed, and checked, for
+/// every row).
 #[inline(always)]
 fn write_histories(bodies: &mut [Option<&mut Body>], history: &[LaneHistory]) {
-    let mut written: [Option<HistoryChunkMut<'_>>; LANES] = Default::default();
-    for (out, body) in written.iter_mut().zip(bodies.iter_mut()) {
-        *out = body.as_mut().map(|b| b.spare.first_mut());
-    }
-    for (j, now) in history.iter().enumerate() {
-        for (c, lanes) in now.iter().enumerate() {
-            let narrowed = lanes.map(narrow);
-            for (out, x) in written.iter_mut().zip(narrowed) {
-                if let Some(out) = out {
-                    out.swept[c][j] = x;
-                }
+    for (l, body) in bodies.iter_mut().enumerate().take(LANES) {
+        let Some(body) = body else {
+            continue;
+        };
+        for (c, column) in body.spare.first_mut().swept.into_iter().enumerate() {
+            for (x, now) in column.iter_mut().zip(history) {
+                *x = narrow(now[c][l]);
             }
         }
     }
