@@ -18,7 +18,7 @@ use crate::forces::slamming::SlammingParams;
 use crate::forces::{FORCE_AIR, FORCE_SLAMMING};
 use crate::hull::Hull;
 use crate::loops::lanes::{
-    self, DragLanes, Group, LANES, LaneHistory, LaneMotion, LaneScratch, LaneVectors, LoneChunk, PassOneConstants,
+    self, DragLanes, Group, LANES, LaneHistory, LaneMotion, LaneScratch, LaneVectors, LoneScratch, PassOneConstants,
     PassOneSums, Single,
 };
 use crate::loops::whole::{DragConstants, DragParams, Motion, narrow};
@@ -233,7 +233,7 @@ impl Lanes<'_> {
         mass: &[f64; LANES],
         prior: &[LaneHistory],
         history: &mut [LaneHistory],
-        lone: &mut Vec<LoneChunk>,
+        lone: &mut LoneScratch,
     ) -> PassOneSums {
         let (hull, shared, conditions) = (&**self.hull, &self.shared, &self.conditions);
         let slam = SlammingParams {
@@ -350,7 +350,7 @@ impl Lanes<'_> {
         &self,
         bodies: &[Option<&mut Body>],
         group: &Group<'_>,
-        lone: &[LoneChunk],
+        lone: &mut LoneScratch,
         m: &mut LaneMiddles,
     ) -> Option<DragLanes> {
         // (Not in a closure: closures are compiled for the baseline processor only.)
@@ -377,7 +377,7 @@ impl Lanes<'_> {
                     }
                     m.viscous_factor[l] = m.viscous_factor[0];
                 }
-                Some(lanes::pass_two_single(hull, lone, &m.end, &m.viscous_factor, &shared))
+                Some(lanes::pass_two_single(lone, &m.end, &m.viscous_factor, &shared))
             }
             _ => Some(lanes::pass_two(hull, group, &m.end, &m.viscous_factor, &shared)),
         }
