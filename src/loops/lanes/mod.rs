@@ -25,12 +25,16 @@
 //! No arithmetic crosses lanes, so a body's forces are the same bits whichever bodies
 //! share its group. A triangle dry (or wet) in every lane skips the pieces no lane has,
 //! which would only add zeros (a sum from +0 is never -0, and adding a zero of either sign
-//! leaves it as it is). A small body stepped alone puts eight of its own triangles in the
-//! lanes ([`pass_one_single`], [`pass_two_single`]) and adds each triangle's contribution
-//! to its sums in triangle order, as a group adds it: `World::step_body` and a batch give
-//! the same bits. A group of at most four bodies, or a lone body's last four triangles or
-//! fewer, is computed in the first half of the lanes only ([`HALF`]): the other lanes
-//! would repeat a body or a triangle whose results are dropped.
+//! leaves it as it is); so does one cut the same way in every lane (one corner under, or
+//! two: a box floating level, whose sides every body's water cuts alike), which also needs
+//! none of the other case's selects. A small body stepped alone puts up to eight of its own
+//! triangles in the lanes, sorted by how the water cuts them so that each chunk takes one
+//! of those cheaper kernels ([`pass_one_single`], [`pass_two_single`]), and adds each
+//! triangle's contribution to its sums in triangle order, as a group adds it:
+//! `World::step_body` and a batch give the same bits. A group of at most four bodies, or a
+//! lone body's chunk of four triangles or fewer, is computed in the first half of the lanes
+//! only ([`HALF`]): the other lanes would repeat a body or a triangle whose results are
+//! dropped.
 //!
 //! The bodies' own scalar work (the end-of-step motion, damping, the limiter, the added
 //! mass) stays in `Body`, shared with the one-body step.
