@@ -211,11 +211,12 @@ impl Lanes<'_> {
         }
         // Body by body and column by column: no index to check per number (row by row, each
         // of the eight bodies' columns was indexed, and checked, for every row).
-        for (l, columns) in priors.iter().enumerate() {
-            for (c, column) in columns.iter().enumerate() {
-                for (before, &x) in scratch.prior.iter_mut().zip(*column) {
-                    before[c][l] = f64::from(x);
-                }
+        for (l, [x, y, z]) in priors.iter().enumerate() {
+            let rows = scratch.prior.iter_mut().zip(x.iter().zip(y.iter()).zip(z.iter()));
+            for (before, ((&x, &y), &z)) in rows {
+                before[0][l] = f64::from(x);
+                before[1][l] = f64::from(y);
+                before[2][l] = f64::from(z);
             }
         }
         (motion, mass)
@@ -437,10 +438,11 @@ fn write_histories(bodies: &mut [Option<&mut Body>], history: &[LaneHistory]) {
         let Some(body) = body else {
             continue;
         };
-        for (c, column) in body.spare.first_mut().swept.into_iter().enumerate() {
-            for (x, now) in column.iter_mut().zip(history) {
-                *x = narrow(now[c][l]);
-            }
+        let [x, y, z] = body.spare.first_mut().swept;
+        for (((x, y), z), now) in x.iter_mut().zip(y.iter_mut()).zip(z.iter_mut()).zip(history) {
+            *x = narrow(now[0][l]);
+            *y = narrow(now[1][l]);
+            *z = narrow(now[2][l]);
         }
     }
 }
