@@ -18,10 +18,10 @@ use crate::forces::slamming::SlammingParams;
 use crate::forces::{FORCE_AIR, FORCE_SLAMMING};
 use crate::hull::Hull;
 use crate::loops::lanes::{
-    self, DragLanes, Group, LANES, LaneHistory, LaneMotion, LaneScratch, LaneVectors, LoneChunk, PassOneConstants,
+    self, DragLanes, Group, LANES, LaneHistory, LaneMotion, LaneScratch, LaneVectors, LoneScratch, PassOneConstants,
     PassOneSums, Single,
 };
-use crate::loops::whole::{DragConstants, DragParams, HistoryChunkMut, Motion, narrow};
+use crate::loops::whole::{DragConstants, DragParams, Motion, narrow};
 use crate::runtime::profile::{self, Section};
 
 /// Steps one to eight bodies for which [`Body::can_step_in_lanes`] holds and which share
@@ -209,9 +209,14 @@ impl Lanes<'_> {
                 *lanes = std::array::from_fn(|l| water[l][v][c]);
             }
         }
-        for (j, before) in scratch.prior.iter_mut().enumerate() {
-            for (c, lanes) in before.iter_mut().enumerate() {
-                *lanes = std::array::from_fn(|l| f64::from(priors[l][c][j]));
+        // Body by body and column by column: no index to check per number (row by row, each
+        // of the eight bodies' columns was indexed, and checked, for every row).
+        for (l, [x, y, z]) in priors.iter().enumerate() {
+            let rows = scratch.prior.iter_mut().zip(x.iter().zip(y.iter()).zip(z.iter()));
+            for (before, ((&x, &y), &z)) in rows {
+                before[0][l] = f64::from(x);
+                before[1][l] = f64::from(y);
+                before[2][l] = f64::from(z);
             }
         }
         (motion, mass)
@@ -229,7 +234,7 @@ impl Lanes<'_> {
         mass: &[f64; LANES],
         prior: &[LaneHistory],
         history: &mut [LaneHistory],
-        lone: &mut Vec<LoneChunk>,
+        lone: &mut LoneScratch,
     ) -> PassOneSums {
         let (hull, shared, conditions) = (&**self.hull, &self.shared, &self.conditions);
         let slam = SlammingParams {
@@ -346,7 +351,7 @@ impl Lanes<'_> {
         &self,
         bodies: &[Option<&mut Body>],
         group: &Group<'_>,
-        lone: &[LoneChunk],
+        lone: &mut LoneScratch,
         m: &mut LaneMiddles,
     ) -> Option<DragLanes> {
         // (Not in a closure: closures are compiled for the baseline processor only.)
@@ -373,7 +378,7 @@ impl Lanes<'_> {
                     }
                     m.viscous_factor[l] = m.viscous_factor[0];
                 }
-                Some(lanes::pass_two_single(hull, lone, &m.end, &m.viscous_factor, &shared))
+                Some(lanes::pass_two_single(lone, &m.end, &m.viscous_factor, &shared))
             }
             _ => Some(lanes::pass_two(hull, group, &m.end, &m.viscous_factor, &shared)),
         }
@@ -424,22 +429,20 @@ impl Lanes<'_> {
     }
 }
 
-/// Each body's new history, row by row: a lane group's numbers narrowed at once, then
-/// stored to their eight bodies (lane by lane, the compiler gathered them).
+/// Each body's new history, body by body and column by column (no index to check per
+/// number: row by row, each of the eight bodies' columns was indexed, and checked, for
+/// every row).
 #[inline(always)]
 fn write_histories(bodies: &mut [Option<&mut Body>], history: &[LaneHistory]) {
-    let mut written: [Option<HistoryChunkMut<'_>>; LANES] = Default::default();
-    for (out, body) in written.iter_mut().zip(bodies.iter_mut()) {
-        *out = body.as_mut().map(|b| b.spare.first_mut());
-    }
-    for (j, now) in history.iter().enumerate() {
-        for (c, lanes) in now.iter().enumerate() {
-            let narrowed = lanes.map(narrow);
-            for (out, x) in written.iter_mut().zip(narrowed) {
-                if let Some(out) = out {
-                    out.swept[c][j] = x;
-                }
-            }
+    for (l, body) in bodies.iter_mut().enumerate().take(LANES) {
+        let Some(body) = body else {
+            continue;
+        };
+        let [x, y, z] = body.spare.first_mut().swept;
+        for (((x, y), z), now) in x.iter_mut().zip(y.iter_mut()).zip(z.iter_mut()).zip(history) {
+            *x = narrow(now[0][l]);
+            *y = narrow(now[1][l]);
+            *z = narrow(now[2][l]);
         }
     }
 }

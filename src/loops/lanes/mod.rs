@@ -25,12 +25,16 @@
 //! No arithmetic crosses lanes, so a body's forces are the same bits whichever bodies
 //! share its group. A triangle dry (or wet) in every lane skips the pieces no lane has,
 //! which would only add zeros (a sum from +0 is never -0, and adding a zero of either sign
-//! leaves it as it is). A small body stepped alone puts eight of its own triangles in the
-//! lanes ([`pass_one_single`], [`pass_two_single`]) and adds each triangle's contribution
-//! to its sums in triangle order, as a group adds it: `World::step_body` and a batch give
-//! the same bits. A group of at most four bodies, or a lone body's last four triangles or
-//! fewer, is computed in the first half of the lanes only ([`HALF`]): the other lanes
-//! would repeat a body or a triangle whose results are dropped.
+//! leaves it as it is); so does one cut the same way in every lane (one corner under, or
+//! two: a box floating level, whose sides every body's water cuts alike), which also needs
+//! none of the other case's selects. A small body stepped alone puts up to eight of its own
+//! triangles in the lanes, sorted by how the water cuts them so that each chunk takes one
+//! of those cheaper kernels ([`pass_one_single`], [`pass_two_single`]), and adds each
+//! triangle's contribution to its sums in triangle order, as a group adds it:
+//! `World::step_body` and a batch give the same bits. A group of at most four bodies, or a
+//! lone body's chunk of four triangles or fewer, is computed in the first half of the lanes
+//! only ([`HALF`]): the other lanes would repeat a body or a triangle whose results are
+//! dropped.
 //!
 //! The bodies' own scalar work (the end-of-step motion, damping, the limiter, the added
 //! mass) stays in `Body`, shared with the one-body step.
@@ -54,7 +58,7 @@ mod tests;
 pub(crate) use pass_one::{PassOneConstants, PassOneSums, pass_one};
 pub(crate) use pass_two::{DragLanes, pass_two};
 pub(crate) use single::{
-    LaneScratch, LoneChunk, Single, pass_one_listed, pass_one_single, pass_two_listed, pass_two_single,
+    LaneScratch, LoneScratch, Single, pass_one_listed, pass_one_single, pass_two_listed, pass_two_single,
 };
 
 /// Bodies per group.
@@ -161,11 +165,27 @@ fn cut_point(cut: bool, u: [f64; 3], du: f64, a: [f64; 3], da: f64) -> [f64; 3] 
     add(u, scale(sub(a, u), t))
 }
 
-/// [`crate::hull::clip::clip`] without branches.
+/// [`cut_point`] on the edge from the lone corner `a` to `b`, from the end under the water
+/// (`b` when `two` corners are under): the ends are chosen, then one point computed, the
+/// arithmetic of the end chosen (computing both points and keeping one cost a division).
 #[inline(always)]
-fn clip(p: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
+fn cut_edge(two: bool, cut: bool, (pa, da): ([f64; 3], f64), (pb, db): ([f64; 3], f64)) -> [f64; 3] {
+    let (u, du) = (pick(two, pb, pa), if two { db } else { da });
+    let (a, dv) = (pick(two, pa, pb), if two { da } else { db });
+    cut_point(cut, u, du, a, dv)
+}
+
+/// [`crate::hull::clip::clip`] without branches, for a triangle of kind `KIND` ([`kind`]):
+/// [`CUT_ONE`] and [`CUT_TWO`] know how many corners are under the water, and the choices
+/// that depend on it are made by the compiler.
+#[inline(always)]
+fn clip<const KIND: u8>(p: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
     let u = [h[0] < 0.0, h[1] < 0.0, h[2] < 0.0];
-    let under = u[0] as u32 + u[1] as u32 + u[2] as u32;
+    let under = match KIND {
+        CUT_ONE => 1,
+        CUT_TWO => 2,
+        _ => u[0] as u32 + u[1] as u32 + u[2] as u32,
+    };
     let two = under == 2;
     // The corner alone on its side (above when two are under) comes first, the winding
     // kept.
@@ -184,9 +204,12 @@ fn clip(p: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
     };
     let ((p0, d0), (p1, d1), (p2, d2)) = (rotate(0, 1, 2), rotate(1, 2, 0), rotate(2, 0, 1));
     let cut = under == 1 || two;
-    // Each cut edge from its end under water.
-    let x = pick(two, cut_point(cut, p1, d1, p0, d0), cut_point(cut, p0, d0, p1, d1));
-    let y = pick(two, cut_point(cut, p2, d2, p0, d0), cut_point(cut, p0, d0, p2, d2));
+    // Each cut edge from its end under water: the ends chosen first, then one cut point
+    // computed (the chosen one's arithmetic, not two computed and one kept).
+    let (x, y) = (
+        cut_edge(two, cut, (p0, d0), (p1, d1)),
+        cut_edge(two, cut, (p0, d0), (p2, d2)),
+    );
     let tri = Piece {
         v: [p0, x, y],
         h: [d0, 0.0, 0.0],
@@ -225,7 +248,7 @@ fn clip(p: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
     }
 }
 
-/// A triangle of kind `KIND` ([`kind`]) clipped: only a [`MIXED`] one needs [`clip`].
+/// A triangle of kind `KIND` ([`kind`]) clipped: a wholly dry or wet one needs no [`clip`].
 #[inline(always)]
 fn clipped<const KIND: u8>(p: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
     let whole = Piece { v: p, h };
@@ -244,7 +267,7 @@ fn clipped<const KIND: u8>(p: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
             dry: [none, none],
             under: 3,
         },
-        _ => clip(p, h),
+        _ => clip::<KIND>(p, h),
     }
 }
 
@@ -289,29 +312,61 @@ fn corners_of(corners: &[&LaneVertex; 3], l: usize) -> ([[f64; 3]; 3], [f64; 3])
 const DRY: u8 = 0;
 /// ... wholly under it in every lane ...
 const WET: u8 = 1;
-/// ... or neither: cut by the water, or the lanes differ.
+/// ... or none of these: the lanes differ.
 const MIXED: u8 = 2;
+/// ... cut with one corner under the water in every lane (one piece under, two above) ...
+const CUT_ONE: u8 = 3;
+/// ... cut with two corners under in every lane (two pieces under, one above) ...
+const CUT_TWO: u8 = 4;
 
-/// Which of [`DRY`], [`WET`] and [`MIXED`] a triangle is. Its loop over the lanes then
-/// leaves out the pieces no lane has, whose forces would be zeros: the same numbers
-/// (a sum, from +0, is never -0, and adding a zero of either sign leaves it as it was), so
-/// a body's forces still do not depend on the company it is stepped in.
+/// Whether a triangle of kind `kind` can have a second piece under the water ...
+#[inline(always)]
+const fn second_wet(kind: u8) -> bool {
+    kind == MIXED || kind == CUT_TWO
+}
+
+/// ... and a second piece above it.
+#[inline(always)]
+const fn second_dry(kind: u8) -> bool {
+    kind == MIXED || kind == CUT_ONE
+}
+
+/// Which of [`DRY`], [`WET`], [`CUT_ONE`], [`CUT_TWO`] and [`MIXED`] a triangle is. Its
+/// loop over the lanes then leaves out the pieces no lane has (a box floating level: its
+/// sides are cut the same way in every body), whose forces would be zeros: the same
+/// numbers (a sum, from +0, is never -0, and adding a zero of either sign leaves it as it
+/// was), so a body's forces still do not depend on the company it is stepped in.
 #[inline(always)]
 fn kind(corners: &[&LaneVertex; 3]) -> u8 {
-    let (mut any_under, mut all_under) = (false, true);
-    for corner in corners {
-        for &h in &corner[3] {
-            any_under |= h < 0.0;
-            all_under &= h < 0.0;
-        }
+    let (mut any_under, mut all_under, mut all_one, mut all_two) = (false, true, true, true);
+    for l in 0..LANES {
+        let under = corners.map(|c| (c[3][l] < 0.0) as u8);
+        let under = under[0] + under[1] + under[2];
+        any_under |= under > 0;
+        all_under &= under == 3;
+        all_one &= under == 1;
+        all_two &= under == 2;
     }
     if !any_under {
         DRY
     } else if all_under {
         WET
+    } else if all_one {
+        CUT_ONE
+    } else if all_two {
+        CUT_TWO
     } else {
         MIXED
     }
+}
+
+/// The area the one-at-a-time clipping gives a missing piece (all corners on one point:
+/// its scaled normal is +0), a zero whose sign is that of the lanes' [`MIXED`] code: kinds
+/// that leave the piece out add it to a wetted area kept in the history, whose bits
+/// would otherwise depend on the company when the other piece has no area either.
+#[inline(always)]
+fn missing_area(normal: [f64; 3]) -> f64 {
+    0.5 * dot([0.0; 3], normal)
 }
 
 /// The area of a piece of a triangle of area `whole_area` and unit normal `normal`

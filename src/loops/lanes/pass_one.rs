@@ -2,8 +2,8 @@
 //! every triangle of a group's bodies, each triangle clipped in every lane.
 
 use super::{
-    DRY, Group, HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane,
-    clipped, corners, corners_of, kind, lane, piece_area,
+    CUT_ONE, CUT_TWO, DRY, Group, HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece,
+    WET, add_lane, clipped, corners, corners_of, kind, lane, missing_area, piece_area, second_dry, second_wet,
 };
 use crate::forces::air::air_row;
 use crate::forces::buoyancy::{pressure_row, volume_row};
@@ -153,20 +153,48 @@ fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
 ) -> PassOneSums {
     let mut s = PassOneSums::default();
     let c = one_constants(k);
+    let stop = c.stop_per_area(mass);
     let triangles = hull.triangles.iter().zip(&hull.areas);
     for (((tri, &whole_area), before), history) in triangles.zip(prior).zip(history.iter_mut()) {
         let (corners, water) = corners::<MOVING>(group, *tri);
-        let args = (&corners, &water, &[whole_area; LANES], motion, mass, before, history);
-        match (kind(&corners), group.half) {
-            (DRY, false) => one_triangle::<SLAM, AIR, DRY, LANES>(args, &c, &mut s),
-            (WET, false) => one_triangle::<SLAM, AIR, WET, LANES>(args, &c, &mut s),
-            (_, false) => one_triangle::<SLAM, AIR, MIXED, LANES>(args, &c, &mut s),
-            (DRY, true) => one_triangle::<SLAM, AIR, DRY, HALF>(args, &c, &mut s),
-            (WET, true) => one_triangle::<SLAM, AIR, WET, HALF>(args, &c, &mut s),
-            (_, true) => one_triangle::<SLAM, AIR, MIXED, HALF>(args, &c, &mut s),
-        }
+        // (The same in every lane: one division, not one per lane.)
+        let to_unit = [1.0 / (2.0 * whole_area); LANES];
+        let args = (
+            &corners,
+            &water,
+            &[whole_area; LANES],
+            &to_unit,
+            motion,
+            &stop,
+            before,
+            history,
+        );
+        one_triangle_of_kind::<SLAM, AIR>(kind(&corners), group.half, args, &c, &mut s);
     }
     s
+}
+
+/// [`one_triangle`] for a triangle of kind `kind`, in half the lanes when `half`.
+#[inline(always)]
+pub(super) fn one_triangle_of_kind<const SLAM: bool, const AIR: bool>(
+    kind: u8,
+    half: bool,
+    args: OneArgs<'_>,
+    c: &OneConstants,
+    s: &mut PassOneSums,
+) {
+    match (kind, half) {
+        (DRY, false) => one_triangle::<SLAM, AIR, DRY, LANES>(args, c, s),
+        (WET, false) => one_triangle::<SLAM, AIR, WET, LANES>(args, c, s),
+        (CUT_ONE, false) => one_triangle::<SLAM, AIR, CUT_ONE, LANES>(args, c, s),
+        (CUT_TWO, false) => one_triangle::<SLAM, AIR, CUT_TWO, LANES>(args, c, s),
+        (_, false) => one_triangle::<SLAM, AIR, MIXED, LANES>(args, c, s),
+        (DRY, true) => one_triangle::<SLAM, AIR, DRY, HALF>(args, c, s),
+        (WET, true) => one_triangle::<SLAM, AIR, WET, HALF>(args, c, s),
+        (CUT_ONE, true) => one_triangle::<SLAM, AIR, CUT_ONE, HALF>(args, c, s),
+        (CUT_TWO, true) => one_triangle::<SLAM, AIR, CUT_TWO, HALF>(args, c, s),
+        (_, true) => one_triangle::<SLAM, AIR, MIXED, HALF>(args, c, s),
+    }
 }
 
 /// The first pass's constants, as one triangle's loop reads them.
@@ -174,30 +202,56 @@ fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
 pub(super) struct OneConstants {
     k6: f64,
     keep_horizontal: f64,
-    slam: SlammingParams,
+    /// The bodies' slamming parameters (the mass not read) and time step ...
+    slam_params: SlammingParams,
     dt: f64,
+    /// ... and the constants they share (`stop_per_area` is each body's).
+    slam: SlammingConstants,
     air_factor: f64,
     wind: [f64; 3],
+}
+
+impl OneConstants {
+    /// Each body's `stop_per_area` ([`SlammingConstants`]) from its mass: once per step,
+    /// not once per triangle (two divisions).
+    #[inline(always)]
+    pub(super) fn stop_per_area(&self, mass: &Lanes) -> Lanes {
+        std::array::from_fn(|l| {
+            SlammingConstants::new(
+                &SlammingParams {
+                    mass: mass[l],
+                    ..self.slam_params
+                },
+                self.dt,
+            )
+            .stop_per_area
+        })
+    }
 }
 
 /// The first pass's constants from `k`.
 #[inline(always)]
 pub(super) fn one_constants(k: &PassOneConstants) -> OneConstants {
-    let (slam, dt) = k.slamming.unwrap_or((SlammingParams::OFF, 1.0));
+    let (slam_params, dt) = k.slamming.unwrap_or((SlammingParams::OFF, 1.0));
     let (air_factor, wind) = k.air.unwrap_or((0.0, [0.0; 3]));
     OneConstants {
         k6: -k.rho_g / 6.0,
         keep_horizontal: if k.vertical_only { 0.0 } else { 1.0 },
-        slam,
+        slam_params,
         dt,
+        slam: SlammingConstants::new(&slam_params, dt),
         air_factor,
         wind,
     }
 }
 
+/// One triangle's corners, the water's velocity, the triangle's area and `1 / (2 area)`
+/// in each lane; the bodies' motion and `stop_per_area` ([`OneConstants::stop_per_area`]);
+/// the last slamming history and the new one.
 pub(super) type OneArgs<'a> = (
     &'a [&'a LaneVertex; 3],
     &'a LaneVectors,
+    &'a Lanes,
     &'a Lanes,
     &'a LaneMotion,
     &'a Lanes,
@@ -212,7 +266,7 @@ pub(super) type OneArgs<'a> = (
 /// step: in one function that big, the compiler left most loops unvectorised).
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
 pub(super) fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8, const WIDTH: usize>(
-    (corners, water, whole_area, motion, mass, before, history): OneArgs<'a>,
+    (corners, water, whole_area, to_unit, motion, stop_per_area, before, history): OneArgs<'a>,
     c: &OneConstants,
     s: &mut PassOneSums,
 ) {
@@ -220,9 +274,9 @@ pub(super) fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8
         k6,
         keep_horizontal,
         slam,
-        dt,
         air_factor,
         wind,
+        ..
     } = *c;
     const { assert!(WIDTH <= LANES) };
     let before = *before;
@@ -230,8 +284,7 @@ pub(super) fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8
     // One body (or triangle) in each lane; no loop inside (the compiler vectorises
     // innermost loops).
     for l in 0..WIDTH {
-        let whole_area = whole_area[l];
-        let to_unit = 1.0 / (2.0 * whole_area);
+        let (whole_area, to_unit) = (whole_area[l], to_unit[l]);
         let (p, h) = corners_of(corners, l);
         let water = lane(water, l);
         let (com, velocity, omega) = (
@@ -253,12 +306,18 @@ pub(super) fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8
                 k6,
                 keep_horizontal,
             );
-            let w1 = if KIND == MIXED {
+            let w1 = if second_wet(KIND) {
                 wet_piece(&clipped.wet[1], false, whole_area, normal, com, k6, keep_horizontal)
             } else {
                 WetPiece::ZERO
             };
-            area = w0.area + w1.area;
+            area = w0.area
+                + match KIND {
+                    // (The missing piece's zero, as MIXED adds it: the area goes to the
+                    // history.)
+                    CUT_ONE => missing_area(normal),
+                    _ => w1.area,
+                };
             moment = add(w0.moment, w1.moment);
             add_lane(&mut s.buoyancy_force, l, add(w0.force, w1.force));
             add_lane(&mut s.buoyancy_torque, l, add(w0.torque, w1.torque));
@@ -278,7 +337,10 @@ pub(super) fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8
         // (A triangle dry in every lane has no slamming: its wetted area is zero.)
         if SLAM && KIND != DRY {
             let change = sub(scale(v, area), [before[0][l], before[1][l], before[2][l]]);
-            let k = SlammingConstants::new(&SlammingParams { mass: mass[l], ..slam }, dt);
+            let k = SlammingConstants {
+                stop_per_area: stop_per_area[l],
+                ..slam
+            };
             let force = slamming_row::<false, false>(v, normal, area, whole_area, change, area > 0.0, &k);
             let wet = area > 0.0;
             let point = pick(wet, scale(moment, 1.0 / if wet { area } else { 1.0 }), centre);
@@ -294,7 +356,7 @@ pub(super) fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8
             let motion = (com, velocity, omega);
             let whole = clipped.under == 0;
             let (f0, t0) = dry_piece(&clipped.dry[0], whole, whole_area, normal, motion, wind, air_factor);
-            let (f1, t1) = if KIND == MIXED {
+            let (f1, t1) = if second_dry(KIND) {
                 dry_piece(&clipped.dry[1], false, whole_area, normal, motion, wind, air_factor)
             } else {
                 ([0.0; 3], [0.0; 3])

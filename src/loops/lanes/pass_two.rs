@@ -2,8 +2,8 @@
 //! group's bodies, at their end-of-step motion.
 
 use super::{
-    DRY, Group, HALF, LANES, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane, clipped, corners,
-    corners_of, kind, lane, piece_area,
+    CUT_ONE, CUT_TWO, DRY, Group, HALF, LANES, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane,
+    clipped, corners, corners_of, kind, lane, piece_area, second_wet,
 };
 use crate::forces::drag::{DragConstants, centroid_and_radius, drag_at, drag_points, needs_three_points};
 use crate::forces::row::{add, cross, dot, point_velocity, scale, sub};
@@ -89,22 +89,45 @@ fn pass_two_loop<const MOVING: bool>(
     let mut s = DragLanes::default();
     for (tri, &whole_area) in hull.triangles.iter().zip(&hull.areas) {
         let (corners, water) = corners::<MOVING>(group, *tri);
-        let args = (&corners, &water, &[whole_area; LANES], motion, viscous_factor, k);
-        match (kind(&corners), group.half) {
-            // (No drag above the water.)
-            (DRY, _) => {}
-            (WET, false) => drag_triangle::<WET, LANES>(args, &mut s),
-            (_, false) => drag_triangle::<MIXED, LANES>(args, &mut s),
-            (WET, true) => drag_triangle::<WET, HALF>(args, &mut s),
-            (_, true) => drag_triangle::<MIXED, HALF>(args, &mut s),
-        }
+        // (The same in every lane: one division, not one per lane.)
+        let to_unit = [1.0 / (2.0 * whole_area); LANES];
+        let args = (
+            &corners,
+            &water,
+            &[whole_area; LANES],
+            &to_unit,
+            motion,
+            viscous_factor,
+            k,
+        );
+        drag_triangle_of_kind(kind(&corners), group.half, args, &mut s);
     }
     s
 }
 
+/// [`drag_triangle`] for a triangle of kind `kind`, in half the lanes when `half`.
+#[inline(always)]
+pub(super) fn drag_triangle_of_kind(kind: u8, half: bool, args: DragArgs<'_>, s: &mut DragLanes) {
+    match (kind, half) {
+        // (No drag above the water.)
+        (DRY, _) => {}
+        (WET, false) => drag_triangle::<WET, LANES>(args, s),
+        (CUT_ONE, false) => drag_triangle::<CUT_ONE, LANES>(args, s),
+        (CUT_TWO, false) => drag_triangle::<CUT_TWO, LANES>(args, s),
+        (_, false) => drag_triangle::<MIXED, LANES>(args, s),
+        (WET, true) => drag_triangle::<WET, HALF>(args, s),
+        (CUT_ONE, true) => drag_triangle::<CUT_ONE, HALF>(args, s),
+        (CUT_TWO, true) => drag_triangle::<CUT_TWO, HALF>(args, s),
+        (_, true) => drag_triangle::<MIXED, HALF>(args, s),
+    }
+}
+
+/// One triangle's corners, the water's velocity, the triangle's area and `1 / (2 area)`
+/// in each lane; the bodies' end-of-step motion, viscous factors and shared constants.
 pub(super) type DragArgs<'a> = (
     &'a [&'a LaneVertex; 3],
     &'a LaneVectors,
+    &'a Lanes,
     &'a Lanes,
     &'a LaneMotion,
     &'a Lanes,
@@ -116,14 +139,13 @@ pub(super) type DragArgs<'a> = (
 /// why `WIDTH`.
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
 pub(super) fn drag_triangle<'a, const KIND: u8, const WIDTH: usize>(
-    (corners, water, whole_area, motion, viscous_factor, k): DragArgs<'a>,
+    (corners, water, whole_area, to_unit, motion, viscous_factor, k): DragArgs<'a>,
     s: &mut DragLanes,
 ) {
     const { assert!(WIDTH <= LANES) };
     {
         for l in 0..WIDTH {
-            let whole_area = whole_area[l];
-            let to_unit = 1.0 / (2.0 * whole_area);
+            let (whole_area, to_unit) = (whole_area[l], to_unit[l]);
             let (p, h) = corners_of(corners, l);
             let water = lane(water, l);
             let motion = (
@@ -139,7 +161,7 @@ pub(super) fn drag_triangle<'a, const KIND: u8, const WIDTH: usize>(
             let clipped = clipped::<KIND>(p, h);
             let whole = clipped.under == 3;
             let (v0, d0, t0) = drag_piece(&clipped.wet[0], whole, whole_area, normal, motion, water, &k);
-            let (v1, d1, t1) = if KIND == MIXED {
+            let (v1, d1, t1) = if second_wet(KIND) {
                 drag_piece(&clipped.wet[1], false, whole_area, normal, motion, water, &k)
             } else {
                 ([0.0; 3], [0.0; 3], [0.0; 3])

@@ -3,11 +3,11 @@
 //! order (the listed forms take a big hull's cut triangles); and the buffers a thread
 //! keeps for a group's columns.
 
-use super::pass_one::{one_constants, one_triangle};
-use super::pass_two::drag_triangle;
+use super::pass_one::{one_constants, one_triangle_of_kind};
+use super::pass_two::drag_triangle_of_kind;
 use super::{
-    DRY, DragLanes, HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, PassOneConstants,
-    PassOneSums, WET, kind,
+    DRY, DragLanes, HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, PassOneConstants,
+    PassOneSums, kind,
 };
 use crate::forces::drag::DragConstants;
 use crate::hull::Hull;
@@ -23,34 +23,29 @@ pub(crate) struct Single<'a> {
     pub water: Option<&'a [DVec3]>,
 }
 
-/// Which of a lone body's triangles its lanes take: all of them in order, or those of a
-/// list (a big hull's cut ones).
+/// Which of a lone body's triangles its lanes take, in the order they take them: a small
+/// hull's rows sorted ([`LoneScratch`]), or a big hull's cut ones.
 #[derive(Clone, Copy)]
-enum Rows<'a> {
-    All,
-    Listed(&'a [u32]),
-}
+struct Rows<'a>(&'a [u32]);
 
 impl Rows<'_> {
     /// The hull row of the `i`-th triangle taken.
     #[inline(always)]
     fn row(self, i: usize) -> Option<usize> {
-        match self {
-            Rows::All => Some(i),
-            Rows::Listed(list) => list.get(i).map(|&j| j as usize),
-        }
+        self.0.get(i).map(|&j| j as usize)
     }
 }
 
 /// Eight triangles of a body stepped alone, one in each lane (the spare lanes repeat the
 /// last), as both passes read them: corners, heights, the water's velocity averaged over
-/// the corners, and each triangle's area, as [`corners`](super::corners) gives a group's
-/// (the same arithmetic); and the chunk's [`kind`].
+/// the corners, and each triangle's area and `1 / (2 area)`, as [`corners`](super::corners)
+/// gives a group's (the same arithmetic); and the chunk's [`kind`].
 #[derive(Clone, Copy)]
 pub(crate) struct LoneChunk {
     corners: [LaneVertex; 3],
     water: LaneVectors,
     areas: Lanes,
+    to_unit: Lanes,
     kind: u8,
 }
 
@@ -59,6 +54,7 @@ impl LoneChunk {
         corners: [[[0.0; LANES]; 4]; 3],
         water: [[0.0; LANES]; 3],
         areas: [0.0; LANES],
+        to_unit: [f64::INFINITY; LANES],
         kind: DRY,
     };
 
@@ -66,7 +62,10 @@ impl LoneChunk {
     /// call), with the triangles `first..first + n` of `rows`.
     #[inline(always)]
     fn fill(&mut self, hull: &Hull, body: &Single<'_>, rows: Rows<'_>, first: usize, n: usize) {
-        for l in 0..LANES {
+        // (A chunk of at most HALF triangles is computed in HALF lanes: the others are not
+        // read, but for their heights, which repeat the last triangle's for its kind.)
+        let width = if n <= HALF { HALF } else { LANES };
+        for l in 0..width {
             let found = rows
                 .row(first + l.min(n - 1))
                 .and_then(|j| Some((hull.triangles.get(j)?, *hull.areas.get(j)?)));
@@ -81,9 +80,12 @@ impl LoneChunk {
                     self.water[axis][l] = 0.0;
                 }
                 self.areas[l] = 0.0;
+                self.to_unit[l] = f64::INFINITY; // 1 / (2 * 0)
                 continue;
             };
             self.areas[l] = area;
+            // (Once for both passes.)
+            self.to_unit[l] = 1.0 / (2.0 * area);
             for (c, &i) in tri.iter().enumerate() {
                 let i = i as usize;
                 let v = body.vertices.get(i).copied().unwrap_or_default();
@@ -108,6 +110,11 @@ impl LoneChunk {
                 }
             }
         }
+        for l in width..LANES {
+            for c in 0..3 {
+                self.corners[c][3][l] = self.corners[c][3][width - 1];
+            }
+        }
         self.kind = kind(&self.corners());
     }
 
@@ -117,61 +124,122 @@ impl LoneChunk {
     }
 }
 
-/// Where a lone body's loops find their chunks: gathered once for both passes (all of a
-/// small hull's rows), or gathered as they go (a big hull's cut rows).
+/// A big hull's cut rows, gathered into chunks as a lone body's loops go.
 #[derive(Clone, Copy)]
-enum Chunks<'a> {
-    /// The chunks and the hull's triangle count.
-    Kept(&'a [LoneChunk], usize),
-    Listed(&'a Hull, &'a Single<'a>, &'a [u32]),
+struct Chunks<'a> {
+    hull: &'a Hull,
+    body: &'a Single<'a>,
+    list: &'a [u32],
 }
 
 impl<'a> Chunks<'a> {
     /// How many triangles.
     #[inline(always)]
     fn len(self) -> usize {
-        match self {
-            Chunks::Kept(_, count) => count,
-            Chunks::Listed(_, _, list) => list.len(),
-        }
+        self.list.len()
     }
 
     /// The rows the chunks take.
     #[inline(always)]
     fn rows(self) -> Rows<'a> {
-        match self {
-            Chunks::Kept(..) => Rows::All,
-            Chunks::Listed(_, _, list) => Rows::Listed(list),
-        }
+        Rows(self.list)
     }
 
-    /// The chunk of triangles `first..first + n`, gathered into `spare` when not kept.
+    /// The chunk of triangles `first..first + n`, gathered into `spare`.
     #[inline(always)]
     fn get<'s>(self, spare: &'s mut LoneChunk, first: usize, n: usize) -> &'s LoneChunk
     where
         'a: 's,
     {
-        match self {
-            Chunks::Kept(chunks, _) => chunks.get(first / LANES).unwrap_or(&LoneChunk::EMPTY),
-            Chunks::Listed(hull, body, list) => {
-                spare.fill(hull, body, Rows::Listed(list), first, n);
-                spare
-            }
-        }
+        spare.fill(self.hull, self.body, Rows(self.list), first, n);
+        spare
     }
 }
 
-/// A small hull's triangles in chunks of eight, for both passes of a body stepped alone.
-#[inline(always)]
-fn keep_chunks<'c>(hull: &Hull, body: &Single<'_>, chunks: &'c mut Vec<LoneChunk>) -> &'c [LoneChunk] {
-    let count = hull.triangles.len();
-    // (No allocation once grown to the hull.)
-    chunks.resize(count.div_ceil(LANES), LoneChunk::EMPTY);
-    for (i, chunk) in chunks.iter_mut().enumerate() {
-        let first = i * LANES;
-        chunk.fill(hull, body, Rows::All, first, LANES.min(count - first));
+/// A body stepped alone, as both passes read it: its triangles sorted by how the water
+/// cuts them (wholly above, wholly under, one corner under, two) and in chunks of at most
+/// eight of one sort, so that each chunk takes the kernel of its [`kind`] rather than
+/// [`MIXED`](super::MIXED)'s (a box in two chunks of every sort took the general kernel
+/// twice; in four of one sort each, it takes four cheaper ones of half the lanes); and
+/// where each triangle went, for its contributions to be added in triangle order.
+#[derive(Default)]
+pub(crate) struct LoneScratch {
+    chunks: Vec<LoneChunk>,
+    /// The hull's rows, by sort; chunk `c` takes `rows[firsts[c]..][..counts[c]]`.
+    rows: Vec<u32>,
+    firsts: Vec<u32>,
+    counts: Vec<u32>,
+    /// Row `j`'s chunk and lane, `chunk * LANES + lane`.
+    slots: Vec<u32>,
+    /// Each chunk's sums, per lane (its triangles' contributions) ...
+    one: Vec<PassOneSums>,
+    drag: Vec<DragLanes>,
+}
+
+impl LoneScratch {
+    /// Sorts a small hull's triangles and gathers them into chunks (no allocation once
+    /// grown to the hull).
+    #[inline(always)]
+    fn keep(&mut self, hull: &Hull, body: &Single<'_>) {
+        let count = hull.triangles.len();
+        // How many corners of each triangle are under the water: the sort.
+        let under = |tri: &[u32; 3]| {
+            tri.iter()
+                .map(|&i| (body.heights.get(i as usize).copied().unwrap_or_default() < 0.0) as usize)
+                .sum::<usize>()
+        };
+        let mut by_sort = [0usize; 4];
+        for tri in &hull.triangles {
+            by_sort[under(tri)] += 1;
+        }
+        let mut start = [0usize; 4];
+        for sort in 1..4 {
+            start[sort] = start[sort - 1] + by_sort[sort - 1];
+        }
+        self.rows.resize(count, 0);
+        let mut next = start;
+        for (j, tri) in hull.triangles.iter().enumerate() {
+            let sort = under(tri);
+            if let Some(row) = self.rows.get_mut(next[sort]) {
+                *row = j as u32;
+            }
+            next[sort] += 1;
+        }
+        self.firsts.clear();
+        self.counts.clear();
+        for sort in 0..4 {
+            let mut first = start[sort];
+            while first < start[sort] + by_sort[sort] {
+                let n = LANES.min(start[sort] + by_sort[sort] - first);
+                self.firsts.push(first as u32);
+                self.counts.push(n as u32);
+                first += n;
+            }
+        }
+        let chunk_count = self.firsts.len();
+        self.chunks.resize(chunk_count, LoneChunk::EMPTY);
+        self.one.resize(chunk_count, PassOneSums::default());
+        self.drag.resize(chunk_count, DragLanes::default());
+        self.slots.resize(count, 0);
+        for (c, chunk) in self.chunks.iter_mut().enumerate() {
+            let (first, n) = (self.firsts[c] as usize, self.counts[c] as usize);
+            chunk.fill(hull, body, Rows(&self.rows), first, n);
+            for l in 0..n {
+                if let Some(&row) = self.rows.get(first + l)
+                    && let Some(slot) = self.slots.get_mut(row as usize)
+                {
+                    *slot = (c * LANES + l) as u32;
+                }
+            }
+        }
     }
-    chunks
+
+    /// Chunk `c`'s rows.
+    #[inline(always)]
+    fn rows_of(&self, c: usize) -> &[u32] {
+        let (first, n) = (self.firsts[c] as usize, self.counts[c] as usize);
+        self.rows.get(first..first + n).unwrap_or(&[])
+    }
 }
 
 /// Adds lanes `0..N` of `from` (`0..n` when `N` is 0), in order, to lane 0 of `to`: a
@@ -230,11 +298,59 @@ fn add_drag_sums<const N: usize>(s: &mut DragLanes, t: &DragLanes, n: usize) {
     add_vectors_in_order::<N>(&mut s.torque, &t.torque, n);
 }
 
+/// Adds lane `l` of `from` to lane 0 of `to`.
+#[inline(always)]
+fn add_lane_to_first(to: &mut LaneVectors, from: &LaneVectors, l: usize) {
+    for axis in 0..3 {
+        to[axis][0] += from[axis][l];
+    }
+}
+
 impl PassOneSums {
     /// Adds lanes `0..n` of `t`, in order, to lane 0 ([`add_in_order`]).
     #[inline(always)]
     fn add_in_order(&mut self, t: &PassOneSums, n: usize) {
         with_count!(n, add_one_sums(self, t))
+    }
+
+    /// Sets lanes `0..W` to zero.
+    #[inline(always)]
+    fn clear<const W: usize>(&mut self) {
+        for v in [
+            &mut self.buoyancy_force,
+            &mut self.buoyancy_torque,
+            &mut self.slamming_force,
+            &mut self.slamming_torque,
+            &mut self.air_force,
+            &mut self.air_torque,
+            &mut self.volume_moment,
+            &mut self.area_moment,
+        ] {
+            for axis in v {
+                axis[..W].fill(0.0);
+            }
+        }
+        for x in [&mut self.volume, &mut self.area, &mut self.pieces] {
+            x[..W].fill(0.0);
+        }
+    }
+
+    /// Adds lane `l` of `t` to lane 0 (one triangle's contribution; [`LoneScratch`]'s
+    /// rows in triangle order).
+    #[inline(always)]
+    fn add_lane_to_first(&mut self, t: &PassOneSums, l: usize) {
+        let l = l.min(LANES - 1);
+        add_lane_to_first(&mut self.buoyancy_force, &t.buoyancy_force, l);
+        add_lane_to_first(&mut self.buoyancy_torque, &t.buoyancy_torque, l);
+        add_lane_to_first(&mut self.slamming_force, &t.slamming_force, l);
+        add_lane_to_first(&mut self.slamming_torque, &t.slamming_torque, l);
+        add_lane_to_first(&mut self.air_force, &t.air_force, l);
+        add_lane_to_first(&mut self.air_torque, &t.air_torque, l);
+        self.volume[0] += t.volume[l];
+        add_lane_to_first(&mut self.volume_moment, &t.volume_moment, l);
+        self.area[0] += t.area[l];
+        add_lane_to_first(&mut self.area_moment, &t.area_moment, l);
+        self.pieces[0] += t.pieces[l];
     }
 }
 
@@ -243,6 +359,25 @@ impl DragLanes {
     #[inline(always)]
     fn add_in_order(&mut self, t: &DragLanes, n: usize) {
         with_count!(n, add_drag_sums(self, t))
+    }
+
+    /// Sets lanes `0..W` to zero.
+    #[inline(always)]
+    fn clear<const W: usize>(&mut self) {
+        for v in [&mut self.viscous, &mut self.pressure, &mut self.torque] {
+            for axis in v {
+                axis[..W].fill(0.0);
+            }
+        }
+    }
+
+    /// Adds lane `l` of `t` to lane 0 ([`PassOneSums::add_lane_to_first`]).
+    #[inline(always)]
+    fn add_lane_to_first(&mut self, t: &DragLanes, l: usize) {
+        let l = l.min(LANES - 1);
+        add_lane_to_first(&mut self.viscous, &t.viscous, l);
+        add_lane_to_first(&mut self.pressure, &t.pressure, l);
+        add_lane_to_first(&mut self.torque, &t.torque, l);
     }
 }
 
@@ -281,11 +416,12 @@ impl LoneHistory<'_, '_> {
     }
 }
 
-/// [`pass_one`](fn@super::pass_one) for a body stepped alone: its triangles eight at a
-/// time, one in each lane, by the functions a group uses, and each triangle's contribution
-/// added to the body's sums in triangle order as a group adds it: the same numbers, to the
-/// bit, as the body would get in any group. The sums are in lane 0; `motion` and `mass` in
-/// every lane. The triangles are gathered into `chunks`, which [`pass_two_single`] reads.
+/// [`pass_one`](fn@super::pass_one) for a body stepped alone: its triangles sorted by how
+/// the water cuts them and eight (or fewer) of one sort at a time, one in each lane, by the
+/// functions a group uses ([`LoneScratch`]), and each triangle's contribution added to the
+/// body's sums in triangle order as a group adds it: the same numbers, to the bit, as the
+/// body would get in any group. The sums are in lane 0; `motion` and `mass` in every lane.
+/// The triangles are gathered into `lone`, which [`pass_two_single`] reads.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn pass_one_single<'h>(
@@ -296,11 +432,73 @@ pub(crate) fn pass_one_single<'h>(
     k: &PassOneConstants,
     prior: &HistoryChunk<'h>,
     history: &mut HistoryChunkMut<'h>,
-    chunks: &mut Vec<LoneChunk>,
+    lone: &mut LoneScratch,
 ) -> PassOneSums {
+    lone.keep(hull, body);
     let history = LoneHistory::Chunk(prior, history);
-    let chunks = Chunks::Kept(keep_chunks(hull, body, chunks), hull.triangles.len());
-    lone_pass_one(chunks, motion, mass, k, history)
+    match (k.slamming.is_some(), k.air.is_some()) {
+        (true, true) => sorted_one_loop::<true, true>(lone, motion, mass, k, history),
+        (false, true) => sorted_one_loop::<false, true>(lone, motion, mass, k, history),
+        (true, false) => sorted_one_loop::<true, false>(lone, motion, mass, k, history),
+        (false, false) => sorted_one_loop::<false, false>(lone, motion, mass, k, history),
+    }
+}
+
+#[inline(always)]
+fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
+    lone: &mut LoneScratch,
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    mut history: LoneHistory<'_, '_>,
+) -> PassOneSums {
+    let c = one_constants(k);
+    let stop = c.stop_per_area(mass);
+    for ch in 0..lone.chunks.len() {
+        let rows = lone.rows_of(ch);
+        let n = rows.len();
+        let mut before = [[0.0; LANES]; 3];
+        for (l, &j) in rows.iter().enumerate().take(LANES) {
+            let prior = history.prior(j as usize);
+            for axis in 0..3 {
+                before[axis][l] = prior[axis];
+            }
+        }
+        let mut now = [[0.0; LANES]; 3];
+        let (Some(chunk), Some(t)) = (lone.chunks.get(ch), lone.one.get_mut(ch)) else {
+            break;
+        };
+        // (The lanes the kernel writes, and the sums below read.)
+        if n <= HALF {
+            t.clear::<HALF>();
+        } else {
+            t.clear::<LANES>();
+        }
+        let corners = chunk.corners();
+        let args = (
+            &corners,
+            &chunk.water,
+            &chunk.areas,
+            &chunk.to_unit,
+            motion,
+            &stop,
+            &before,
+            &mut now,
+        );
+        one_triangle_of_kind::<SLAM, AIR>(chunk.kind, n <= HALF, args, &c, t);
+        for (l, &j) in lone.rows_of(ch).iter().enumerate().take(LANES) {
+            history.keep(j as usize, [now[0][l], now[1][l], now[2][l]]);
+        }
+    }
+    // Each triangle's contribution, in triangle order.
+    let mut s = PassOneSums::default();
+    for &slot in &lone.slots {
+        let (ch, l) = (slot as usize / LANES, slot as usize % LANES);
+        if let Some(t) = lone.one.get(ch) {
+            s.add_lane_to_first(t, l);
+        }
+    }
+    s
 }
 
 /// [`pass_one_single`] for the triangles in `list` only (a big hull's cut ones), eight
@@ -319,7 +517,7 @@ pub(crate) fn pass_one_listed(
     history: &mut Vec<(u32, DVec3)>,
 ) -> PassOneSums {
     let history = LoneHistory::Listed(prior, history);
-    lone_pass_one(Chunks::Listed(hull, body, list), motion, mass, k, history)
+    lone_pass_one(Chunks { hull, body, list }, motion, mass, k, history)
 }
 
 #[inline(always)]
@@ -348,6 +546,7 @@ fn lone_one_loop<const SLAM: bool, const AIR: bool>(
 ) -> PassOneSums {
     let mut s = PassOneSums::default();
     let c = one_constants(k);
+    let stop = c.stop_per_area(mass);
     let (count, rows) = (chunks.len(), chunks.rows());
     let mut spare = LoneChunk::EMPTY;
     for first in (0..count).step_by(LANES) {
@@ -365,16 +564,18 @@ fn lone_one_loop<const SLAM: bool, const AIR: bool>(
         }
         let mut now = [[0.0; LANES]; 3];
         let mut t = PassOneSums::default();
-        let args = (&corners, &chunk.water, &chunk.areas, motion, mass, &before, &mut now);
+        let args = (
+            &corners,
+            &chunk.water,
+            &chunk.areas,
+            &chunk.to_unit,
+            motion,
+            &stop,
+            &before,
+            &mut now,
+        );
         // (The last few triangles in half the lanes: the others would repeat one.)
-        match (chunk.kind, n <= HALF) {
-            (DRY, false) => one_triangle::<SLAM, AIR, DRY, LANES>(args, &c, &mut t),
-            (WET, false) => one_triangle::<SLAM, AIR, WET, LANES>(args, &c, &mut t),
-            (_, false) => one_triangle::<SLAM, AIR, MIXED, LANES>(args, &c, &mut t),
-            (DRY, true) => one_triangle::<SLAM, AIR, DRY, HALF>(args, &c, &mut t),
-            (WET, true) => one_triangle::<SLAM, AIR, WET, HALF>(args, &c, &mut t),
-            (_, true) => one_triangle::<SLAM, AIR, MIXED, HALF>(args, &c, &mut t),
-        }
+        one_triangle_of_kind::<SLAM, AIR>(chunk.kind, n <= HALF, args, &c, &mut t);
         for l in 0..n {
             if let Some(j) = rows.row(first + l) {
                 history.keep(j, [now[0][l], now[1][l], now[2][l]]);
@@ -386,17 +587,55 @@ fn lone_one_loop<const SLAM: bool, const AIR: bool>(
 }
 
 /// [`pass_two`](fn@super::pass_two) for a body stepped alone, as [`pass_one_single`] does
-/// the first pass, on the triangles it gathered into `chunks` (the body's samples have
+/// the first pass, on the triangles it gathered into `lone` (the body's samples have
 /// not changed in between).
 #[inline(always)]
 pub(crate) fn pass_two_single(
-    hull: &Hull,
-    chunks: &[LoneChunk],
+    lone: &mut LoneScratch,
     motion: &LaneMotion,
     viscous_factor: &Lanes,
     k: &DragConstants,
 ) -> DragLanes {
-    lone_pass_two(Chunks::Kept(chunks, hull.triangles.len()), motion, viscous_factor, k)
+    let LoneScratch {
+        chunks,
+        counts,
+        slots,
+        drag,
+        ..
+    } = lone;
+    for ((chunk, t), &n) in chunks.iter().zip(drag.iter_mut()).zip(counts.iter()) {
+        // (No drag above the water.)
+        if chunk.kind == DRY {
+            continue;
+        }
+        if n as usize <= HALF {
+            t.clear::<HALF>();
+        } else {
+            t.clear::<LANES>();
+        }
+        let corners = chunk.corners();
+        let args = (
+            &corners,
+            &chunk.water,
+            &chunk.areas,
+            &chunk.to_unit,
+            motion,
+            viscous_factor,
+            k,
+        );
+        drag_triangle_of_kind(chunk.kind, n as usize <= HALF, args, t);
+    }
+    // Each triangle's contribution, in triangle order (a triangle above the water has none).
+    let mut s = DragLanes::default();
+    for &slot in slots.iter() {
+        let (ch, l) = (slot as usize / LANES, slot as usize % LANES);
+        if let (Some(chunk), Some(t)) = (chunks.get(ch), drag.get(ch))
+            && chunk.kind != DRY
+        {
+            s.add_lane_to_first(t, l);
+        }
+    }
+    s
 }
 
 /// [`pass_two_single`] for the triangles in `list` only, as [`pass_one_listed`].
@@ -409,7 +648,7 @@ pub(crate) fn pass_two_listed(
     viscous_factor: &Lanes,
     k: &DragConstants,
 ) -> DragLanes {
-    lone_pass_two(Chunks::Listed(hull, body, list), motion, viscous_factor, k)
+    lone_pass_two(Chunks { hull, body, list }, motion, viscous_factor, k)
 }
 
 #[inline(always)]
@@ -422,14 +661,20 @@ fn lone_pass_two(chunks: Chunks<'_>, motion: &LaneMotion, viscous_factor: &Lanes
         let chunk = chunks.get(&mut spare, first, n);
         let corners = chunk.corners();
         let mut t = DragLanes::default();
-        let args = (&corners, &chunk.water, &chunk.areas, motion, viscous_factor, k);
-        match (chunk.kind, n <= HALF) {
-            (DRY, _) => continue,
-            (WET, false) => drag_triangle::<WET, LANES>(args, &mut t),
-            (_, false) => drag_triangle::<MIXED, LANES>(args, &mut t),
-            (WET, true) => drag_triangle::<WET, HALF>(args, &mut t),
-            (_, true) => drag_triangle::<MIXED, HALF>(args, &mut t),
+        // (No drag above the water.)
+        if chunk.kind == DRY {
+            continue;
         }
+        let args = (
+            &corners,
+            &chunk.water,
+            &chunk.areas,
+            &chunk.to_unit,
+            motion,
+            viscous_factor,
+            k,
+        );
+        drag_triangle_of_kind(chunk.kind, n <= HALF, args, &mut t);
         s.add_in_order(&t, n);
     }
     s
@@ -443,8 +688,8 @@ pub(crate) struct LaneScratch {
     pub water: Vec<LaneVectors>,
     pub prior: Vec<LaneHistory>,
     pub history: Vec<LaneHistory>,
-    /// A body stepped alone: its triangles in chunks of eight, for both passes.
-    pub lone: Vec<LoneChunk>,
+    /// A body stepped alone: its triangles in chunks, for both passes.
+    pub lone: LoneScratch,
 }
 
 thread_local! {

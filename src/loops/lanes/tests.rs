@@ -22,9 +22,32 @@ fn is_none(p: &Piece) -> bool {
     p.v[1] == p.v[0] && p.v[2] == p.v[0]
 }
 
-/// The lanes' clipping against `clip.rs`'s, to the bit, for one triangle.
+/// The lanes' clipping against `clip.rs`'s, to the bit, for one triangle; and the
+/// clipping of a triangle cut the same way in every lane (`CUT_ONE`, `CUT_TWO`) against
+/// the general one's.
 fn check(v: [[f64; 3]; 3], h: [f64; 3]) {
-    let lanes = clip(v, h);
+    let lanes = clip::<MIXED>(v, h);
+    let known = match lanes.under {
+        1 => Some(clip::<CUT_ONE>(v, h)),
+        2 => Some(clip::<CUT_TWO>(v, h)),
+        _ => None,
+    };
+    if let Some(known) = known {
+        assert_eq!(known.under, lanes.under);
+        for (k, (a, b)) in known
+            .wet
+            .iter()
+            .chain(&known.dry)
+            .zip(lanes.wet.iter().chain(&lanes.dry))
+            .enumerate()
+        {
+            assert_eq!(
+                bits(a),
+                bits(b),
+                "piece {k} of {v:?} {h:?}, its count of corners under known"
+            );
+        }
+    }
     let reference = clip::clip(&Tri {
         v: v.map(DVec3::from_array),
         height: h,
@@ -91,4 +114,39 @@ fn the_lanes_clip_a_triangle_into_clip_rs_pieces_to_the_bit() {
         cases += 1;
     }
     assert!(cases > 20_000);
+}
+
+/// A triangle's kind from its corners' heights in eight lanes.
+fn kind_of(heights: [[f64; 3]; LANES]) -> u8 {
+    let corners: [LaneVertex; 3] = std::array::from_fn(|c| {
+        let mut v = [[0.0; LANES]; 4];
+        for l in 0..LANES {
+            v[3][l] = heights[l][c];
+        }
+        v
+    });
+    kind(&[&corners[0], &corners[1], &corners[2]])
+}
+
+#[test]
+fn a_triangle_is_cut_one_way_only_when_it_is_in_every_lane() {
+    let one = [-1.0, 0.0, 2.0];
+    let two = [-1.0, -0.0, 2.0];
+    assert_eq!(kind_of([[1.0, 0.0, 2.0]; LANES]), DRY);
+    assert_eq!(kind_of([[-1.0, -2.0, -0.5]; LANES]), WET);
+    assert_eq!(kind_of([one; LANES]), CUT_ONE);
+    // (-0 is not under the water: `h < 0`.)
+    assert_eq!(kind_of([two; LANES]), CUT_ONE);
+    assert_eq!(kind_of([[-1.0, -2.0, 0.5]; LANES]), CUT_TWO);
+    // One lane different, whichever: the general code.
+    for l in 0..LANES {
+        let mut h = [one; LANES];
+        h[l] = [-1.0, -2.0, 0.5];
+        assert_eq!(kind_of(h), MIXED, "lane {l}");
+        h[l] = [1.0, 2.0, 0.5];
+        assert_eq!(kind_of(h), MIXED, "lane {l}");
+        let mut h = [[1.0, 2.0, 0.5]; LANES];
+        h[l] = [-1.0, -2.0, -0.5];
+        assert_eq!(kind_of(h), MIXED, "lane {l}");
+    }
 }
