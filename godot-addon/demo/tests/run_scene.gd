@@ -2,7 +2,8 @@ extends SceneTree
 ## Runs one demo scene for a number of physics frames and prints, for the engine tests
 ## (bindings/godot/tests/godot_engine.rs), which physics server ran it and how each
 ## floating body ends: its height against the water's under it, whether Keel has it in
-## the water, its fastest spin over the run and over the last quarter. With a third
+## the water, its fastest spin over the run and over the last quarter, how far it moved
+## horizontally from where it started (the sea's orbits carry nothing). With a third
 ## argument it also saves what the camera sees as a PNG (run it with a display).
 ##
 ## godot --headless --fixed-fps 60 --path godot-addon/demo -s res://tests/run_scene.gd \
@@ -17,6 +18,7 @@ var _bodies: Array[RigidBody3D] = []
 var _water: Node3D
 var _max_spin := {}
 var _late_spin := {}
+var _start := {}
 var _done := false
 
 
@@ -54,6 +56,10 @@ func _physics_process(_delta: float) -> bool:
 	if _done:
 		return false
 	_frame += 1
+	if _frame == 1:
+		# (In the tree only now: where each body starts.)
+		for body in _bodies:
+			_start[body] = body.global_position
 	if _picture != "" and _frame >= _frames - 2:
 		RenderingServer.render_loop_enabled = true
 	for body in _bodies:
@@ -72,8 +78,13 @@ func _report() -> void:
 	for body in _bodies:
 		var at := body.global_position
 		var water_y: float = _water.call("get_height", at.x, at.z) if _water else NAN
-		print("KEEL body name=%s y=%.4f water=%.4f in_water=%s max_spin=%.4f late_spin=%.4f" % [
-			body.name, at.y, water_y, body.call("is_in_water"), _max_spin[body], _late_spin[body]
+		var start: Vector3 = _start[body]
+		var moved := Vector2(at.x - start.x, at.z - start.z).length()
+		var line := "KEEL body name=%s y=%.4f water=%.4f in_water=%s" % [
+			body.name, at.y, water_y, body.call("is_in_water")
+		]
+		print(line + " max_spin=%.4f late_spin=%.4f moved=%.4f" % [
+			_max_spin[body], _late_spin[body], moved
 		])
 
 
