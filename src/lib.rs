@@ -161,8 +161,8 @@ pub use error::{Error, ErrorKind, Result};
 pub use handle::{BodyId, HullId};
 pub use hull::{Hull, HullDesc, HullInfo};
 pub use water::{
-    FlatWater, GerstnerVelocities, GerstnerWater, GerstnerWave, HeightfieldWater, PerlinWater, Water, WaterQuery,
-    WaterSample, WaterSurface,
+    FlatWater, FroudeKrylov, GerstnerVelocities, GerstnerWater, GerstnerWave, HeightfieldWater, PerlinWater, Water,
+    WaterQuery, WaterSample, WaterSurface,
 };
 pub use world::{World, WorldDesc};
 

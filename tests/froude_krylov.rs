@@ -88,7 +88,11 @@ fn a_small_body_feels_the_waters_acceleration_not_the_drawn_slope() {
                 "Q {steepness} x {x}: {volume} m^3 under water"
             );
             let weight = rho * GRAVITY * volume;
-            let want = rho * volume * (orbit_acceleration(forces.center_of_buoyancy.x, t) + DVec3::Y * GRAVITY);
+            // The water's acceleration decays below the surface as `e^{-k d}`.
+            let centre = forces.center_of_buoyancy;
+            let depth = world.water().sample(centre.x, 0.0, t).height - centre.y;
+            let decay = (-TAU / WAVELENGTH * depth.max(0.0)).exp();
+            let want = rho * volume * (orbit_acceleration(centre.x, t) * decay + DVec3::Y * GRAVITY);
             let error = (forces.buoyancy_force - want).length() / weight;
             worst = worst.max(error);
             // Hydrostatics alone: `rho g V (-d eta / dx, 1)`, with `-d eta / dx = n_x / n_y`.
@@ -109,5 +113,73 @@ fn a_small_body_feels_the_waters_acceleration_not_the_drawn_slope() {
             "Q {steepness}: off by {:.2} % of the buoyancy",
             100.0 * worst
         );
+    }
+}
+
+/// Deep under the waves the water's orbits shrink as `e^{-k d}`, and so does what they
+/// press on a body: a small box held at depth `d` feels `rho V (a e^{-k d} + g y^)`, the
+/// linear theory's pressure, where the drawn surface's hydrostatics alone would push it
+/// down the surface's slope as hard at 10 m as at the top.
+#[test]
+fn a_body_deep_under_the_waves_feels_the_orbits_decayed_acceleration() {
+    let size: f64 = 0.1;
+    let rho = WorldDesc::default().water_density;
+    let k = TAU / WAVELENGTH;
+    for steepness in [0.0, 0.5, 0.8] {
+        let mut world = World::new(&WorldDesc {
+            gravity: GRAVITY,
+            ..WorldDesc::default()
+        })
+        .unwrap();
+        let wave = GerstnerWave {
+            amplitude: AMPLITUDE,
+            wavelength: WAVELENGTH,
+            direction: DVec2::X,
+            steepness,
+            phase: 0.0,
+        };
+        world.set_water(Water::Gerstner(GerstnerWater::new(&[wave], 0.0, GRAVITY).unwrap()));
+        let t = 2.1;
+        world.set_time(t).unwrap();
+        let hull = world.create_box_hull(Vec3::splat(size as f32)).unwrap();
+        let id = world
+            .create_body(&BodyDesc {
+                hull,
+                ..BodyDesc::default()
+            })
+            .unwrap();
+        let volume = size.powi(3);
+        for depth in [1.0, 3.0, 10.0] {
+            let mut worst = 0.0f64;
+            for i in 0..16 {
+                let x = i as f64 * WAVELENGTH / 16.0;
+                let water = world.water().sample(x, 0.0, t);
+                let position = DVec3::new(x, water.height - depth, 0.0);
+                let state = BodyState {
+                    position,
+                    rotation: DQuat::IDENTITY,
+                    linear_velocity: DVec3::ZERO,
+                    angular_velocity: DVec3::ZERO,
+                    center_of_mass: position,
+                };
+                let forces = world.step_body(id, &state, 1.0 / 120.0).unwrap();
+                assert!((forces.submerged_volume - volume).abs() < 1e-6 * volume);
+                let decayed = orbit_acceleration(x, t) * (-k * depth).exp();
+                let want = rho * volume * (decayed + DVec3::Y * GRAVITY);
+                // Against the size of the acceleration's part, which is what decays.
+                let scale = rho * volume * AMPLITUDE * GRAVITY * k;
+                worst = worst.max((forces.buoyancy_force - want).length() / scale);
+            }
+            println!(
+                "Q {steepness}, {depth} m down: within {:.4} % of the surface acceleration term (undecayed: off by {:.0} %)",
+                100.0 * worst,
+                100.0 * (1.0 - (-k * depth).exp())
+            );
+            assert!(
+                worst < 0.03,
+                "Q {steepness} at {depth} m: off by {:.2} % of the surface's acceleration term",
+                100.0 * worst
+            );
+        }
     }
 }

@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::forces::FORCE_LUMPED_RESISTANCE;
 use crate::hull::Hull;
 use crate::loops::whole::{ChunkOutput, History, LANES_MAX_ROWS, PARALLEL_ROWS, WetTriangles, is_fast_power};
+use crate::water::FroudeKrylov;
 use crate::water::patch::WaterPatch;
 
 /// What a body's lock adds before it in its slot (`std`'s `Mutex` keeps its lock word and
@@ -458,9 +459,10 @@ pub(crate) struct Samples {
     pub velocities: Box<[DVec3]>,
     /// Mean water velocity over the vertices under water.
     pub mean_velocity: DVec3,
-    /// The Froude-Krylov correction's acceleration over the body's footprint
-    /// (`crate::water::Water::froude_krylov`), zero where it does not apply.
-    pub froude_krylov: DVec3,
+    /// The Froude-Krylov correction over the body's footprint
+    /// (`crate::water::Water::froude_krylov`), its mean surface height relative to the
+    /// body's origin; zero where it does not apply.
+    pub froude_krylov: FroudeKrylov,
     /// The body origin's height and the level of flat water: every vertex's height is then
     /// `(origin + y) - level`, which the loops compute instead of reading it.
     pub flat: Option<(f64, f64)>,
@@ -477,7 +479,7 @@ impl Samples {
             heights: vec![0.0; n].into_boxed_slice(),
             velocities: vec![DVec3::ZERO; n].into_boxed_slice(),
             mean_velocity: DVec3::ZERO,
-            froude_krylov: DVec3::ZERO,
+            froude_krylov: FroudeKrylov::default(),
             flat: None,
             turned: false,
         }

@@ -9,6 +9,7 @@ use crate::body::{BuoyancyModel, Kind, Sink, StepInputs};
 use crate::forces::viscous;
 use crate::forces::{FORCE_LUMPED_RESISTANCE, FORCE_PRESSURE_DRAG, FORCE_VISCOUS};
 use crate::loops::whole::DragParams;
+use crate::water::FroudeKrylov;
 
 /// What the step derives between its two passes.
 #[derive(Clone, Copy, Debug)]
@@ -34,7 +35,7 @@ pub(crate) fn after_pass_one<S: Sink>(
     inputs: StepInputs<'_>,
     info: &crate::hull::HullInfo,
     totals: &mut PassOne,
-    (water_mean, froude_krylov): (DVec3, DVec3),
+    (water_mean, froude_krylov): (DVec3, &FroudeKrylov),
     inverse_inertia: &DMat3,
     sink: &mut S,
 ) -> Middle {
@@ -67,10 +68,11 @@ pub(crate) fn after_pass_one<S: Sink>(
         BuoyancyModel::AreaRatio => area_centroid,
         _ => totals.volume.centroid().or(area_centroid),
     };
-    // The water's inertia the drawn surface's pressure misses (zero unless a Gerstner
-    // sea's): the Froude-Krylov force on the submerged volume, at its centre.
-    if let (Some(point), true) = (centre_of_buoyancy, froude_krylov != DVec3::ZERO) {
-        let force = rho * totals.volume.volume.max(0.0) * froude_krylov;
+    // The water's inertia the drawn surface's pressure misses (nothing unless a Gerstner
+    // sea's): the Froude-Krylov force on the submerged volume, at its centre, with the
+    // water's acceleration decayed to that centre's depth below the mean surface.
+    if let (Some(point), false) = (centre_of_buoyancy, froude_krylov.is_zero()) {
+        let force = rho * totals.volume.volume.max(0.0) * froude_krylov.at_depth(froude_krylov.height - point.y);
         totals.buoyancy.add(point - com, force);
         sink.force(Kind::Hydrostatic, point, force);
     }

@@ -325,7 +325,7 @@ impl Lanes<'_> {
                 StepInputs::first(body, state, self.dt, &self.conditions),
                 &self.hull.info,
                 &mut m.totals[l],
-                (body.samples.mean_velocity, body.samples.froude_krylov),
+                (body.samples.mean_velocity, &body.samples.froude_krylov),
                 &m.inverse_inertias[l],
                 &mut Discard,
             );

@@ -235,7 +235,7 @@ impl Body {
             replay.inputs(),
             &hull.info,
             &mut totals,
-            (samples.mean_velocity, samples.froude_krylov),
+            (samples.mean_velocity, &samples.froude_krylov),
             &inverse_inertia,
             sink,
         );

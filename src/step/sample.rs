@@ -9,7 +9,7 @@ use crate::body::{Body, BodyState, Samples};
 use crate::error::Result;
 use crate::loops::whole::PARALLEL_ROWS;
 use crate::runtime::team::Team;
-use crate::water::Water;
+use crate::water::{FroudeKrylov, Water};
 
 impl Body {
     /// Transforms every vertex once into `out` and measures its height above the water,
@@ -51,15 +51,22 @@ impl Body {
             let (min, max) = (self.hull.info.bounds_min, self.hull.info.bounds_max);
             let centre = water_origin + rotation * (0.5 * (min + max));
             let half = rotation.abs() * (0.5 * (max - min));
-            let f = env.water.froude_krylov(
+            let mut f = env.water.froude_krylov(
                 DVec2::new(centre.x, centre.z),
                 DVec2::new(half.x, half.z),
                 env.time,
                 env.gravity,
             );
-            if horizontal { f } else { DVec3::new(0.0, f.y, 0.0) }
+            // Heights in the world's frame (the water's moved down by the offset's
+            // height), relative to the body's origin, as the centre of buoyancy is.
+            f.height -= offset.y + origin.y;
+            if !horizontal {
+                f.acceleration = DVec3::new(0.0, f.acceleration.y, 0.0);
+                f.slope = DVec3::ZERO;
+            }
+            f
         } else {
-            DVec3::ZERO
+            FroudeKrylov::default()
         };
         // Still flat water: the heights straight from the turned vertices, with the same
         // arithmetic as below (`point.y - level`, `point = origin + turned`), without the

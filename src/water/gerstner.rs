@@ -236,6 +236,11 @@ impl GerstnerWater {
         self.velocities
     }
 
+    /// The mean level the waves move about, m.
+    pub fn level(&self) -> f64 {
+        self.level
+    }
+
     /// The waves, as the sums use them.
     pub(super) fn waves(&self) -> &[Wave] {
         &self.waves

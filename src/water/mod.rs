@@ -12,6 +12,7 @@ mod perlin;
 pub mod spectrum;
 mod trig;
 
+pub use froude_krylov::FroudeKrylov;
 pub use gerstner::{GerstnerVelocities, GerstnerWater, GerstnerWave};
 pub use heightfield::HeightfieldWater;
 pub use perlin::PerlinWater;
@@ -138,15 +139,14 @@ impl Water {
         }
     }
 
-    /// The acceleration `(a_h + g grad eta, a_y)` by which the drawn surface's
-    /// hydrostatic pressure falls short of the water's Froude-Krylov force on a body whose
-    /// footprint is centred at `centre` (horizontal, the water's frame) with half-widths
-    /// `half` along x and z (`froude_krylov` module docs): Gerstner seas on their orbits
-    /// only, zero for every other model.
-    pub fn froude_krylov(&self, centre: glam::DVec2, half: glam::DVec2, time: f64, gravity: f64) -> DVec3 {
+    /// What the drawn surface's hydrostatic pressure misses of the water's Froude-Krylov
+    /// force on a body whose footprint is centred at `centre` (horizontal, the water's
+    /// frame) with half-widths `half` along x and z (`froude_krylov` module docs):
+    /// Gerstner seas on their orbits only, nothing for every other model.
+    pub fn froude_krylov(&self, centre: glam::DVec2, half: glam::DVec2, time: f64, gravity: f64) -> FroudeKrylov {
         match self {
             Water::Gerstner(sea) => sea.froude_krylov(centre, half, time, gravity),
-            _ => DVec3::ZERO,
+            _ => FroudeKrylov::default(),
         }
     }
 
