@@ -11,10 +11,16 @@
 //! box's range along the waves over the last period (its sway) in amplitudes. Rows: the
 //! steepness on the sea's orbits (the default velocities), then a sine wave with linear
 //! theory's velocities, whose particles drift at the Stokes drift.
+//!
+//! Cubes at 0.4 of water's density are not stable upright (a cube floats upright only
+//! below 0.21 or above 0.79): they roll over to float corner-up within the first
+//! periods, and turn slowly about the vertical. A second table takes rafts, boxes 0.3 as
+//! high as they are long and wide (stable upright at the same density), which ride the
+//! waves level and pitch with the drawn slope.
 
 use std::f64::consts::TAU;
 
-use glam::{DMat3, DQuat, DVec2, DVec3, Vec3};
+use glam::{DMat3, DQuat, DVec2, DVec3};
 use keel::{
     BodyDesc, BodyState, GerstnerVelocities, GerstnerWater, GerstnerWave, Water, WaterSurface, World, WorldDesc,
 };
@@ -29,37 +35,49 @@ fn main() -> keel::Result<()> {
     let omega = (GRAVITY * k).sqrt();
     let stokes = omega * k * AMPLITUDE * AMPLITUDE;
     println!("Stokes drift omega k A^2 = {stokes:.4} m/s; mean velocity along the waves, m/s (Stokes drifts)");
-    println!(
-        "| velocities, steepness Q | {} |",
-        SIZES.map(|s| format!("{s} m box")).join(" | ")
-    );
-    println!("|---|{}", "---|".repeat(SIZES.len()));
     let rows = [
         (GerstnerVelocities::Orbits, 0.0),
+        (GerstnerVelocities::Orbits, TAU / WAVELENGTH * AMPLITUDE),
         (GerstnerVelocities::Orbits, 0.25),
         (GerstnerVelocities::Orbits, 0.5),
         (GerstnerVelocities::Orbits, 0.8),
         (GerstnerVelocities::Linear, 0.0),
     ];
-    for (velocities, steepness) in rows {
+    for (shape, height) in [("cubes", 1.0), ("rafts (0.3 as high as long)", 0.3)] {
+        println!("\n{shape}:");
+        table(&rows, height, stokes)?;
+    }
+    Ok(())
+}
+
+/// One table: every row's drift for every size of a box `height` times as high as it is
+/// long and wide.
+fn table(rows: &[(GerstnerVelocities, f64)], height: f64, stokes: f64) -> keel::Result<()> {
+    println!(
+        "| velocities, steepness Q | {} |",
+        SIZES.map(|s| format!("{s} m box")).join(" | ")
+    );
+    println!("|---|{}", "---|".repeat(SIZES.len()));
+    for &(velocities, steepness) in rows {
         let mut cells = Vec::new();
         for size in SIZES {
-            let (d, sway) = drift(size, steepness, velocities)?;
+            let (d, sway) = drift(size, height, steepness, velocities)?;
             cells.push(format!("{d:+.3} ({:+.2}; sway {:.2} A)", d / stokes, sway / AMPLITUDE));
         }
         let name = match velocities {
             GerstnerVelocities::Orbits => "orbits",
             GerstnerVelocities::Linear => "linear",
         };
-        println!("| {name}, Q {steepness} | {} |", cells.join(" | "));
+        let q = (steepness * 1e4).round() / 1e4;
+        println!("| {name}, Q {q} | {} |", cells.join(" | "));
     }
     Ok(())
 }
 
-/// Mean velocity along the waves, m/s, of a box of side `size`, and half its range of
-/// positions along them over the last period (the orbit's radius `A` if it follows the
-/// water).
-fn drift(size: f64, steepness: f64, velocities: GerstnerVelocities) -> keel::Result<(f64, f64)> {
+/// Mean velocity along the waves, m/s, of a box `size` long and wide and `height` times
+/// that high, and half its range of positions along them over the last period (the
+/// orbit's radius `A` if it follows the water).
+fn drift(size: f64, height: f64, steepness: f64, velocities: GerstnerVelocities) -> keel::Result<(f64, f64)> {
     let mut world = World::new(&WorldDesc {
         gravity: GRAVITY,
         thread_count: 1,
@@ -74,19 +92,21 @@ fn drift(size: f64, steepness: f64, velocities: GerstnerVelocities) -> keel::Res
     };
     let sea = GerstnerWater::new(&[wave], 0.0, GRAVITY)?.with_velocities(velocities);
     world.set_water(Water::Gerstner(sea));
-    let hull = world.create_box_hull(Vec3::splat(size as f32))?;
-    let mass = 0.4 * world.desc().water_density * size.powi(3);
+    let dims = DVec3::new(size, height * size, size);
+    let hull = world.create_box_hull(dims.as_vec3())?;
+    let mass = 0.4 * world.desc().water_density * dims.x * dims.y * dims.z;
     let id = world.create_body(&BodyDesc {
         hull,
         mass,
         ..BodyDesc::default()
     })?;
-    let inertia = DMat3::from_diagonal(DVec3::splat(mass * size * size / 6.0));
+    let sq = dims * dims;
+    let inertia = DMat3::from_diagonal(DVec3::new(sq.y + sq.z, sq.x + sq.z, sq.x + sq.y) * (mass / 12.0));
     // Floating at its draught where the water moves straight up, with the water (a box
     // dropped at rest into moving water sheds the push it gets over some 40 s).
     let x = WAVELENGTH / 4.0 - AMPLITUDE;
     let water = world.water().sample(x, 0.0, 0.0);
-    let (mut position, mut rotation) = (DVec3::new(x, water.height + 0.1 * size, 0.0), DQuat::IDENTITY);
+    let (mut position, mut rotation) = (DVec3::new(x, water.height + 0.1 * dims.y, 0.0), DQuat::IDENTITY);
     let (mut velocity, mut spin) = (water.velocity, DVec3::ZERO);
     let dt = 1.0 / 120.0;
     let period = TAU / (GRAVITY * TAU / WAVELENGTH).sqrt();

@@ -190,8 +190,12 @@ typedef struct KeelPerlinWaterDesc {
 // `amplitude * omega` along the waves whatever the steepness. A body feels the water's
 // Froude-Krylov force: the drawn surface's pressure, plus what a crest drawn sharper
 // than the orbits (steepness above k * amplitude) pushes beyond the water's own
-// acceleration taken back, averaged over the hull's length along each wave; small bodies
-// ride the orbits and drift neither way (docs/WAVES.md).
+// acceleration taken back, averaged over the hull's length along each wave, the
+// acceleration decaying as e^{-k d} at the centre of buoyancy's depth. Small bodies ride
+// the orbits and drift neither way; level bodies that pitch with crests drawn several
+// times sharper than the orbits (steepness 0.5 or more on a wave with k * amplitude
+// 0.08) creep back against the waves at up to half the Stokes drift: where rafts should
+// float for minutes, keep steepness near k * amplitude (docs/WAVES.md).
 typedef struct KeelGerstnerWave {
   // m.
   float amplitude;
@@ -201,8 +205,9 @@ typedef struct KeelGerstnerWave {
   float direction_x;
   // Z of the travel direction (see direction_x).
   float direction_z;
-  // Q in [0, 1]: 0 = sine wave, 1 = sharpest crest; shapes the crests, not the
-  // water's motion. Keep the sum over waves below 1.
+  // Q in [0, 1]: 0 = sine wave, 1 = sharpest crest, k * amplitude = the sea's own
+  // trochoid; shapes the crests, not the water's motion. Keep the sum over waves
+  // below 1.
   float steepness;
   // Radians.
   float phase;

@@ -24,7 +24,9 @@ pub struct KeelGerstnerWave {
     #[export]
     #[init(val = Vector2::new(1.0, 0.0))]
     direction: Vector2,
-    /// 0 is a sine wave, 1 the sharpest crest (Gerstner's Q).
+    /// 0 is a sine wave, 1 the sharpest crest (Gerstner's Q); 2 pi amplitude / wavelength
+    /// draws the sea's own trochoid. It shapes the crests, not how the water moves: level
+    /// bodies on crests several times sharper than that creep back against the waves.
     #[export(range = (0.0, 1.0, 0.01))]
     #[init(val = 0.4)]
     steepness: f64,
