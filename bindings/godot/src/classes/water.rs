@@ -30,16 +30,22 @@ use crate::logic::water::{self as models, HeightfieldLayout, Model, PerlinParams
 /// given and Jolt keeps a quaternion, so a transform read back and set again may move in
 /// its last bits. Setting and reading back until nothing moves (one or two rounds; at
 /// most eight) leaves the body at a transform a later set restores to the bit, moved
-/// from where it was by a rounding.
+/// from where it was by a rounding. Where the roundings cycle instead, the transform
+/// returned is the one set last: the server then holds what setting it gives, and a
+/// load, setting it again, gets the same.
 fn settled_transform(server: &mut Gd<PhysicsServer3D>, rid: Rid, mut t: Transform3D) -> Transform3D {
     for _ in 0..8 {
         server.body_set_state(rid, BodyState3D::TRANSFORM, &t.to_variant());
         let back: Transform3D = server.body_get_state(rid, BodyState3D::TRANSFORM).try_to().unwrap_or(t);
         if back == t {
-            break;
+            return t;
         }
         t = back;
     }
+    // No fixed point: the server's orthonormalisation can cycle between two roundings
+    // (GodotPhysics3D and Jolt alike, for some rotations). Set `t` once more, so that the
+    // server holds what setting `t` gives, which is what a load of `t` repeats.
+    server.body_set_state(rid, BodyState3D::TRANSFORM, &t.to_variant());
     t
 }
 
