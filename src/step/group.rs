@@ -82,6 +82,7 @@ fn step_in_lanes_here(
         water,
         prior,
         history,
+        kinds,
         lone,
     } = &mut scratch;
     let group = Group {
@@ -90,7 +91,7 @@ fn step_in_lanes_here(
         half: count <= lanes::HALF,
     };
     let passes = profile::time(Section::LanePasses);
-    let one = lanes.pass_one(bodies, states, &group, &motion, &mass, prior, history, lone);
+    let one = lanes.pass_one(bodies, states, &group, &motion, &mass, (prior, history, kinds), lone);
     // Filled in place: returned by value, its 4.8 kB were copied once more per group.
     let mut middles = LaneMiddles {
         totals: [PassOne::default(); LANES],
@@ -100,7 +101,7 @@ fn step_in_lanes_here(
         viscous_factor: [0.0; LANES],
     };
     lanes.after_pass_one(bodies, states, &one, &mut middles);
-    let drag = lanes.pass_two(bodies, &group, lone, &mut middles);
+    let drag = lanes.pass_two(bodies, &group, kinds, lone, &mut middles);
     passes.stop();
     write_histories(bodies, history);
     lanes.finish(bodies, states, &one, &middles, drag, results);
@@ -159,6 +160,7 @@ impl Lanes<'_> {
         );
         scratch.prior.resize(triangle_count, [[0.0; LANES]; 3]);
         scratch.history.resize(triangle_count, [[0.0; LANES]; 3]);
+        scratch.kinds.resize(triangle_count, 0);
         let mut motion = LaneMotion::default();
         let mut mass = [0.0; LANES];
         // Each lane's rotation by axis and component, and where its numbers are.
@@ -232,8 +234,7 @@ impl Lanes<'_> {
         group: &Group<'_>,
         motion: &LaneMotion,
         mass: &[f64; LANES],
-        prior: &[LaneHistory],
-        history: &mut [LaneHistory],
+        (prior, history, kinds): (&[LaneHistory], &mut [LaneHistory], &mut [u8]),
         lone: &mut LoneScratch,
     ) -> PassOneSums {
         let (hull, shared, conditions) = (&**self.hull, &self.shared, &self.conditions);
@@ -279,7 +280,7 @@ impl Lanes<'_> {
                     lone,
                 )
             }
-            _ => lanes::pass_one(hull, group, motion, mass, &constants, prior, history),
+            _ => lanes::pass_one(hull, group, motion, mass, &constants, prior, history, kinds),
         }
     }
 
@@ -351,6 +352,7 @@ impl Lanes<'_> {
         &self,
         bodies: &[Option<&mut Body>],
         group: &Group<'_>,
+        kinds: &[u8],
         lone: &mut LoneScratch,
         m: &mut LaneMiddles,
     ) -> Option<DragLanes> {
@@ -380,7 +382,7 @@ impl Lanes<'_> {
                 }
                 Some(lanes::pass_two_single(lone, &m.end, &m.viscous_factor, &shared))
             }
-            _ => Some(lanes::pass_two(hull, group, &m.end, &m.viscous_factor, &shared)),
+            _ => Some(lanes::pass_two(hull, group, kinds, &m.end, &m.viscous_factor, &shared)),
         }
     }
 
@@ -396,7 +398,9 @@ impl Lanes<'_> {
         results: &mut [Result<BodyForces>],
     ) {
         for (l, (body, state)) in bodies.iter_mut().zip(states).enumerate() {
-            let (Some(body), Some(middle)) = (body, m.middles[l]) else {
+            // (Borrowed: a copy of each body's `Middle` cost more than the rest of the loop's
+            // bookkeeping.)
+            let (Some(body), Some(middle)) = (body, &m.middles[l]) else {
                 continue;
             };
             let drag = drag.map_or((DVec3::ZERO, DVec3::ZERO, DVec3::ZERO), |d| {
@@ -409,7 +413,7 @@ impl Lanes<'_> {
             let (forces, derived) = finish(
                 StepInputs::first(body, state, self.dt, &self.conditions),
                 &m.totals[l],
-                &middle,
+                middle,
                 drag,
                 one.pieces[l] as usize,
                 &m.inverse_inertias[l],

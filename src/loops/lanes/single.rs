@@ -688,6 +688,8 @@ pub(crate) struct LaneScratch {
     pub water: Vec<LaneVectors>,
     pub prior: Vec<LaneHistory>,
     pub history: Vec<LaneHistory>,
+    /// Each triangle's kind, found in pass one for pass two.
+    pub kinds: Vec<u8>,
     /// A body stepped alone: its triangles in chunks, for both passes.
     pub lone: LoneScratch,
 }
