@@ -403,13 +403,15 @@ impl Lanes<'_> {
             let (Some(body), Some(middle)) = (body, &m.middles[l]) else {
                 continue;
             };
-            let drag = drag.map_or((DVec3::ZERO, DVec3::ZERO, DVec3::ZERO), |d| {
-                (
+            // (Matched by reference: `map_or` took, and copied, the group's sums per body.)
+            let drag = match &drag {
+                Some(d) => (
                     lane_vector(&d.viscous, l),
                     lane_vector(&d.pressure, l),
                     lane_vector(&d.torque, l),
-                )
-            });
+                ),
+                None => (DVec3::ZERO, DVec3::ZERO, DVec3::ZERO),
+            };
             let (forces, derived) = finish(
                 StepInputs::first(body, state, self.dt, &self.conditions),
                 &m.totals[l],

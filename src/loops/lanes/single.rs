@@ -164,6 +164,8 @@ impl<'a> Chunks<'a> {
 /// where each triangle went, for its contributions to be added in triangle order.
 #[derive(Default)]
 pub(crate) struct LoneScratch {
+    /// Each row's sort at the last call (the order below is that of these).
+    sorts: Vec<u8>,
     chunks: Vec<LoneChunk>,
     /// The hull's rows, by sort; chunk `c` takes `rows[firsts[c]..][..counts[c]]`.
     rows: Vec<u32>,
@@ -178,19 +180,36 @@ pub(crate) struct LoneScratch {
 
 impl LoneScratch {
     /// Sorts a small hull's triangles and gathers them into chunks (no allocation once
-    /// grown to the hull).
+    /// grown to the hull). The order depends on the sorts alone: when every triangle has
+    /// the sort it had at the last call (a box floating about level, step after step), the
+    /// rows, chunks and slots are kept and only the chunks' numbers gathered again.
     #[inline(always)]
     fn keep(&mut self, hull: &Hull, body: &Single<'_>) {
         let count = hull.triangles.len();
         // How many corners of each triangle are under the water: the sort.
-        let under = |tri: &[u32; 3]| {
-            tri.iter()
-                .map(|&i| (body.heights.get(i as usize).copied().unwrap_or_default() < 0.0) as usize)
-                .sum::<usize>()
-        };
+        let under = |i: u32| (body.heights.get(i as usize).copied().unwrap_or_default() < 0.0) as u8;
+        let mut same = self.sorts.len() == count;
+        self.sorts.resize(count, 0);
+        for (sort, tri) in self.sorts.iter_mut().zip(&hull.triangles) {
+            let now = under(tri[0]) + under(tri[1]) + under(tri[2]);
+            same &= *sort == now;
+            *sort = now;
+        }
+        if !same {
+            self.order();
+        }
+        for (c, chunk) in self.chunks.iter_mut().enumerate() {
+            let (first, n) = (self.firsts[c] as usize, self.counts[c] as usize);
+            chunk.fill(hull, body, Rows(&self.rows), first, n);
+        }
+    }
+
+    /// The rows in order of their sorts, the chunks they make and each row's slot.
+    fn order(&mut self) {
+        let count = self.sorts.len();
         let mut by_sort = [0usize; 4];
-        for tri in &hull.triangles {
-            by_sort[under(tri)] += 1;
+        for &sort in &self.sorts {
+            by_sort[sort as usize & 3] += 1;
         }
         let mut start = [0usize; 4];
         for sort in 1..4 {
@@ -198,8 +217,8 @@ impl LoneScratch {
         }
         self.rows.resize(count, 0);
         let mut next = start;
-        for (j, tri) in hull.triangles.iter().enumerate() {
-            let sort = under(tri);
+        for (j, &sort) in self.sorts.iter().enumerate() {
+            let sort = sort as usize & 3;
             if let Some(row) = self.rows.get_mut(next[sort]) {
                 *row = j as u32;
             }
@@ -221,9 +240,8 @@ impl LoneScratch {
         self.one.resize(chunk_count, PassOneSums::default());
         self.drag.resize(chunk_count, DragLanes::default());
         self.slots.resize(count, 0);
-        for (c, chunk) in self.chunks.iter_mut().enumerate() {
+        for c in 0..chunk_count {
             let (first, n) = (self.firsts[c] as usize, self.counts[c] as usize);
-            chunk.fill(hull, body, Rows(&self.rows), first, n);
             for l in 0..n {
                 if let Some(&row) = self.rows.get(first + l)
                     && let Some(slot) = self.slots.get_mut(row as usize)
@@ -381,38 +399,24 @@ impl DragLanes {
     }
 }
 
-/// Where a lone body's slamming history is read and written: by chunk (all its rows, a
-/// small hull), or by row with the new rates pushed to a list (a big hull's cut rows).
-enum LoneHistory<'p, 'h> {
-    Chunk(&'p HistoryChunk<'h>, &'p mut HistoryChunkMut<'h>),
-    Listed(&'p History, &'p mut Vec<(u32, DVec3)>),
+/// Where a big hull's cut rows' slamming history is read (by row) and written (the new
+/// rates pushed to a list).
+struct LoneHistory<'p> {
+    prior: &'p History,
+    history: &'p mut Vec<(u32, DVec3)>,
 }
 
-impl LoneHistory<'_, '_> {
+impl LoneHistory<'_> {
     /// Row `j`'s last swept volume rate.
     #[inline(always)]
     fn prior(&self, j: usize) -> [f64; 3] {
-        match self {
-            LoneHistory::Chunk(prior, _) => {
-                std::array::from_fn(|axis| f64::from(prior.swept[axis].get(j).copied().unwrap_or_default()))
-            }
-            LoneHistory::Listed(prior, _) => prior.get(j).to_array(),
-        }
+        self.prior.get(j).to_array()
     }
 
     /// Keeps row `j`'s new swept volume rate.
     #[inline(always)]
     fn keep(&mut self, j: usize, now: [f64; 3]) {
-        match self {
-            LoneHistory::Chunk(_, history) => {
-                for axis in 0..3 {
-                    if let Some(swept) = history.swept[axis].get_mut(j) {
-                        *swept = narrow(now[axis]);
-                    }
-                }
-            }
-            LoneHistory::Listed(_, history) => history.push((j as u32, DVec3::from_array(now))),
-        }
+        self.history.push((j as u32, DVec3::from_array(now)));
     }
 }
 
@@ -435,7 +439,7 @@ pub(crate) fn pass_one_single<'h>(
     lone: &mut LoneScratch,
 ) -> PassOneSums {
     lone.keep(hull, body);
-    let history = LoneHistory::Chunk(prior, history);
+    let history = (prior, history);
     match (k.slamming.is_some(), k.air.is_some()) {
         (true, true) => sorted_one_loop::<true, true>(lone, motion, mass, k, history),
         (false, true) => sorted_one_loop::<false, true>(lone, motion, mass, k, history),
@@ -450,18 +454,22 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
     motion: &LaneMotion,
     mass: &Lanes,
     k: &PassOneConstants,
-    mut history: LoneHistory<'_, '_>,
+    (prior, history): (&HistoryChunk<'_>, &mut HistoryChunkMut<'_>),
 ) -> PassOneSums {
     let c = one_constants(k);
     let stop = c.stop_per_area(mass);
+    let [px, py, pz] = prior.swept;
+    let [hx, hy, hz] = &mut history.swept;
     for ch in 0..lone.chunks.len() {
         let rows = lone.rows_of(ch);
         let n = rows.len();
         let mut before = [[0.0; LANES]; 3];
         for (l, &j) in rows.iter().enumerate().take(LANES) {
-            let prior = history.prior(j as usize);
-            for axis in 0..3 {
-                before[axis][l] = prior[axis];
+            let j = j as usize;
+            if let (Some(&x), Some(&y), Some(&z)) = (px.get(j), py.get(j), pz.get(j)) {
+                before[0][l] = f64::from(x);
+                before[1][l] = f64::from(y);
+                before[2][l] = f64::from(z);
             }
         }
         let mut now = [[0.0; LANES]; 3];
@@ -487,7 +495,12 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
         );
         one_triangle_of_kind::<SLAM, AIR>(chunk.kind, n <= HALF, args, &c, t);
         for (l, &j) in lone.rows_of(ch).iter().enumerate().take(LANES) {
-            history.keep(j as usize, [now[0][l], now[1][l], now[2][l]]);
+            let j = j as usize;
+            if let (Some(x), Some(y), Some(z)) = (hx.get_mut(j), hy.get_mut(j), hz.get_mut(j)) {
+                *x = narrow(now[0][l]);
+                *y = narrow(now[1][l]);
+                *z = narrow(now[2][l]);
+            }
         }
     }
     // Each triangle's contribution, in triangle order.
@@ -516,7 +529,7 @@ pub(crate) fn pass_one_listed(
     prior: &History,
     history: &mut Vec<(u32, DVec3)>,
 ) -> PassOneSums {
-    let history = LoneHistory::Listed(prior, history);
+    let history = LoneHistory { prior, history };
     lone_pass_one(Chunks { hull, body, list }, motion, mass, k, history)
 }
 
@@ -526,7 +539,7 @@ fn lone_pass_one(
     motion: &LaneMotion,
     mass: &Lanes,
     k: &PassOneConstants,
-    history: LoneHistory<'_, '_>,
+    history: LoneHistory<'_>,
 ) -> PassOneSums {
     match (k.slamming.is_some(), k.air.is_some()) {
         (true, true) => lone_one_loop::<true, true>(chunks, motion, mass, k, history),
@@ -542,7 +555,7 @@ fn lone_one_loop<const SLAM: bool, const AIR: bool>(
     motion: &LaneMotion,
     mass: &Lanes,
     k: &PassOneConstants,
-    mut history: LoneHistory<'_, '_>,
+    mut history: LoneHistory<'_>,
 ) -> PassOneSums {
     let mut s = PassOneSums::default();
     let c = one_constants(k);
