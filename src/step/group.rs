@@ -75,16 +75,20 @@ fn step_in_lanes_here(
         alone: count == 1,
         dt,
     };
-    let mut scratch = LaneScratch::take();
-    let (motion, mass) = lanes.gather(bodies, states, &mut scratch);
-    let LaneScratch {
-        vertices,
-        water,
-        prior,
-        history,
-        kinds,
-        lone,
-    } = &mut scratch;
+    let mut scratch = GroupScratch::take();
+    let (motion, mass) = lanes.gather(bodies, states, &mut scratch.lanes);
+    let GroupScratch {
+        lanes:
+            LaneScratch {
+                vertices,
+                water,
+                prior,
+                history,
+                kinds,
+                lone,
+            },
+        middles,
+    } = &mut *scratch;
     let group = Group {
         vertices,
         water: lanes.conditions.water_moves.then_some(&water[..]),
@@ -92,20 +96,17 @@ fn step_in_lanes_here(
     };
     let passes = profile::time(Section::LanePasses);
     let one = lanes.pass_one(bodies, states, &group, &motion, &mass, (prior, history, kinds), lone);
-    // Filled in place: returned by value, its 4.8 kB were copied once more per group.
-    let mut middles = LaneMiddles {
-        totals: [PassOne::default(); LANES],
-        middles: [None; LANES],
-        inverse_inertias: [DMat3::ZERO; LANES],
-        end: motion,
-        viscous_factor: [0.0; LANES],
-    };
-    lanes.after_pass_one(bodies, states, &one, &mut middles);
-    let drag = lanes.pass_two(bodies, &group, kinds, lone, &mut middles);
+    // Kept in the thread's scratch (a group's 4.8 kB were cleared at each step): each body's
+    // numbers are written by `after_pass_one` before they are read, and those of the spare
+    // lanes are never read; the motion and the viscous factors are every lane's.
+    middles.end = motion;
+    middles.viscous_factor = [0.0; LANES];
+    lanes.after_pass_one(bodies, states, &one, middles);
+    let drag = lanes.pass_two(bodies, &group, kinds, lone, middles);
     passes.stop();
     write_histories(bodies, history);
-    lanes.finish(bodies, states, &one, &middles, drag, results);
-    LaneScratch::give_back(scratch);
+    lanes.finish(bodies, states, &one, middles, drag, results);
+    GroupScratch::give_back(scratch);
 }
 
 /// What the bodies of a group share.
@@ -120,6 +121,31 @@ struct Lanes<'h> {
     dt: f64,
 }
 
+/// A thread's buffers for its groups, kept from one step to the next.
+#[derive(Default)]
+struct GroupScratch {
+    lanes: LaneScratch,
+    middles: LaneMiddles,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Option<Box<GroupScratch>>> = const { std::cell::Cell::new(None) };
+}
+
+impl GroupScratch {
+    /// This thread's buffers (new ones the first time), lent until
+    /// [`GroupScratch::give_back`]: a pointer moved, not the buffers. (Not a closure run
+    /// with them: closures are compiled for the baseline processor only, not for the one
+    /// the step's code was chosen for.)
+    fn take() -> Box<GroupScratch> {
+        SCRATCH.with(|s| s.take()).unwrap_or_default()
+    }
+
+    fn give_back(scratch: Box<GroupScratch>) {
+        SCRATCH.with(|s| s.set(Some(scratch)));
+    }
+}
+
 /// What each body of a group has between the passes.
 struct LaneMiddles {
     totals: [PassOne; LANES],
@@ -128,6 +154,18 @@ struct LaneMiddles {
     /// The motion at the end of the step, at which pass two computes drag.
     end: LaneMotion,
     viscous_factor: [f64; LANES],
+}
+
+impl Default for LaneMiddles {
+    fn default() -> Self {
+        LaneMiddles {
+            totals: [PassOne::default(); LANES],
+            middles: [None; LANES],
+            inverse_inertias: [DMat3::ZERO; LANES],
+            end: LaneMotion::default(),
+            viscous_factor: [0.0; LANES],
+        }
+    }
 }
 
 /// Body `l`'s vector of a group's sums.

@@ -694,7 +694,7 @@ fn lone_pass_two(chunks: Chunks<'_>, motion: &LaneMotion, viscous_factor: &Lanes
 }
 
 /// A thread's buffers for a group's columns, kept from one group to the next (no
-/// allocation once they have grown to the hull).
+/// allocation once they have grown to the hull; the step keeps them in a thread-local).
 #[derive(Default)]
 pub(crate) struct LaneScratch {
     pub vertices: Vec<LaneVertex>,
@@ -705,21 +705,4 @@ pub(crate) struct LaneScratch {
     pub kinds: Vec<u8>,
     /// A body stepped alone: its triangles in chunks, for both passes.
     pub lone: LoneScratch,
-}
-
-thread_local! {
-    static SCRATCH: std::cell::RefCell<LaneScratch> = std::cell::RefCell::default();
-}
-
-impl LaneScratch {
-    /// This thread's buffers, lent until [`LaneScratch::give_back`]. (Not a closure run
-    /// with them: closures are compiled for the baseline processor only, not for the one
-    /// the step's code was chosen for.)
-    pub fn take() -> LaneScratch {
-        SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()))
-    }
-
-    pub fn give_back(scratch: LaneScratch) {
-        SCRATCH.with(|s| *s.borrow_mut() = scratch);
-    }
 }
