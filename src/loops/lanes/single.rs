@@ -316,12 +316,121 @@ fn add_drag_sums<const N: usize>(s: &mut DragLanes, t: &DragLanes, n: usize) {
     add_vectors_in_order::<N>(&mut s.torque, &t.torque, n);
 }
 
-/// Adds lane `l` of `from` to lane 0 of `to`.
-#[inline(always)]
-fn add_lane_to_first(to: &mut LaneVectors, from: &LaneVectors, l: usize) {
-    for axis in 0..3 {
-        to[axis][0] += from[axis][l];
+/// A chunk's sums, each lane array by reference, in a fixed order.
+trait Fields<const N: usize> {
+    fn fields(&self) -> [&Lanes; N];
+}
+
+impl Fields<27> for PassOneSums {
+    #[inline(always)]
+    fn fields(&self) -> [&Lanes; 27] {
+        let [a, b, c] = &self.buoyancy_force;
+        let [d, e, f] = &self.buoyancy_torque;
+        let [g, h, i] = &self.slamming_force;
+        let [j, k, l] = &self.slamming_torque;
+        let [m, n, o] = &self.air_force;
+        let [p, q, r] = &self.air_torque;
+        let [s, u, w] = &self.volume_moment;
+        let [x, y, z] = &self.area_moment;
+        [
+            a,
+            b,
+            c,
+            d,
+            e,
+            f,
+            g,
+            h,
+            i,
+            j,
+            k,
+            l,
+            m,
+            n,
+            o,
+            p,
+            q,
+            r,
+            s,
+            u,
+            w,
+            x,
+            y,
+            z,
+            &self.volume,
+            &self.area,
+            &self.pieces,
+        ]
     }
+}
+
+impl PassOneSums {
+    /// Lane 0 of every sum set to `totals` ([`Fields`]' order).
+    #[inline(always)]
+    fn with_totals(totals: [f64; 27]) -> PassOneSums {
+        let mut s = PassOneSums::default();
+        let v = |t: &[f64]| [t[0], t[1], t[2]];
+        let one = |t: f64| {
+            let mut lanes = [0.0; LANES];
+            lanes[0] = t;
+            lanes
+        };
+        let three = |t: [f64; 3]| t.map(one);
+        s.buoyancy_force = three(v(&totals[0..3]));
+        s.buoyancy_torque = three(v(&totals[3..6]));
+        s.slamming_force = three(v(&totals[6..9]));
+        s.slamming_torque = three(v(&totals[9..12]));
+        s.air_force = three(v(&totals[12..15]));
+        s.air_torque = three(v(&totals[15..18]));
+        s.volume_moment = three(v(&totals[18..21]));
+        s.area_moment = three(v(&totals[21..24]));
+        s.volume = one(totals[24]);
+        s.area = one(totals[25]);
+        s.pieces = one(totals[26]);
+        s
+    }
+}
+
+impl Fields<9> for DragLanes {
+    #[inline(always)]
+    fn fields(&self) -> [&Lanes; 9] {
+        let [a, b, c] = &self.viscous;
+        let [d, e, f] = &self.pressure;
+        let [g, h, i] = &self.torque;
+        [a, b, c, d, e, f, g, h, i]
+    }
+}
+
+/// Adds, to `sums[FIRST..FIRST + K]`, each row's lane of those sums of its chunk, in row
+/// order (`slots`: row `j`'s chunk and lane, `chunk * LANES + lane`); with `skip_dry`,
+/// rows in a chunk of [`DRY`] triangles add nothing. `K` sums at a time (at most 12):
+/// their running totals stay in registers through the rows (each of the 27 adds of a row
+/// was a load, an add and a store to the sums).
+#[inline(always)]
+fn add_rows_in_order<T: Fields<N>, const FIRST: usize, const K: usize, const N: usize>(
+    sums: &mut [f64; N],
+    slots: &[u32],
+    (sorted, chunks): (&[T], &[LoneChunk]),
+    skip_dry: bool,
+) {
+    const { assert!(FIRST + K <= N) };
+    let mut total: [f64; K] = std::array::from_fn(|k| sums[FIRST + k]);
+    for &slot in slots {
+        let (ch, l) = (slot as usize / LANES, slot as usize % LANES);
+        let dry = match chunks.get(ch) {
+            Some(chunk) => chunk.kind == DRY,
+            None => true,
+        };
+        if let Some(t) = sorted.get(ch)
+            && !(skip_dry && dry)
+        {
+            let f = t.fields();
+            for k in 0..K {
+                total[k] += f[FIRST + k][l];
+            }
+        }
+    }
+    sums[FIRST..FIRST + K].copy_from_slice(&total);
 }
 
 impl PassOneSums {
@@ -352,24 +461,6 @@ impl PassOneSums {
             x[..W].fill(0.0);
         }
     }
-
-    /// Adds lane `l` of `t` to lane 0 (one triangle's contribution; [`LoneScratch`]'s
-    /// rows in triangle order).
-    #[inline(always)]
-    fn add_lane_to_first(&mut self, t: &PassOneSums, l: usize) {
-        let l = l.min(LANES - 1);
-        add_lane_to_first(&mut self.buoyancy_force, &t.buoyancy_force, l);
-        add_lane_to_first(&mut self.buoyancy_torque, &t.buoyancy_torque, l);
-        add_lane_to_first(&mut self.slamming_force, &t.slamming_force, l);
-        add_lane_to_first(&mut self.slamming_torque, &t.slamming_torque, l);
-        add_lane_to_first(&mut self.air_force, &t.air_force, l);
-        add_lane_to_first(&mut self.air_torque, &t.air_torque, l);
-        self.volume[0] += t.volume[l];
-        add_lane_to_first(&mut self.volume_moment, &t.volume_moment, l);
-        self.area[0] += t.area[l];
-        add_lane_to_first(&mut self.area_moment, &t.area_moment, l);
-        self.pieces[0] += t.pieces[l];
-    }
 }
 
 impl DragLanes {
@@ -387,15 +478,6 @@ impl DragLanes {
                 axis[..W].fill(0.0);
             }
         }
-    }
-
-    /// Adds lane `l` of `t` to lane 0 ([`PassOneSums::add_lane_to_first`]).
-    #[inline(always)]
-    fn add_lane_to_first(&mut self, t: &DragLanes, l: usize) {
-        let l = l.min(LANES - 1);
-        add_lane_to_first(&mut self.viscous, &t.viscous, l);
-        add_lane_to_first(&mut self.pressure, &t.pressure, l);
-        add_lane_to_first(&mut self.torque, &t.torque, l);
     }
 }
 
@@ -503,15 +585,13 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
             }
         }
     }
-    // Each triangle's contribution, in triangle order.
-    let mut s = PassOneSums::default();
-    for &slot in &lone.slots {
-        let (ch, l) = (slot as usize / LANES, slot as usize % LANES);
-        if let Some(t) = lone.one.get(ch) {
-            s.add_lane_to_first(t, l);
-        }
-    }
-    s
+    // Each triangle's contribution, in triangle order, twelve sums at a time.
+    let mut totals = [0.0; 27];
+    let sorted = (&lone.one[..], &lone.chunks[..]);
+    add_rows_in_order::<_, 0, 12, 27>(&mut totals, &lone.slots, sorted, false);
+    add_rows_in_order::<_, 12, 12, 27>(&mut totals, &lone.slots, sorted, false);
+    add_rows_in_order::<_, 24, 3, 27>(&mut totals, &lone.slots, sorted, false);
+    PassOneSums::with_totals(totals)
 }
 
 /// [`pass_one_single`] for the triangles in `list` only (a big hull's cut ones), eight
@@ -639,14 +719,15 @@ pub(crate) fn pass_two_single(
         drag_triangle_of_kind(chunk.kind, n as usize <= HALF, args, t);
     }
     // Each triangle's contribution, in triangle order (a triangle above the water has none).
+    let mut totals = [0.0; 9];
+    add_rows_in_order::<_, 0, 9, 9>(&mut totals, slots, (&drag[..], &chunks[..]), true);
     let mut s = DragLanes::default();
-    for &slot in slots.iter() {
-        let (ch, l) = (slot as usize / LANES, slot as usize % LANES);
-        if let (Some(chunk), Some(t)) = (chunks.get(ch), drag.get(ch))
-            && chunk.kind != DRY
-        {
-            s.add_lane_to_first(t, l);
-        }
+    for (sum, total) in [&mut s.viscous, &mut s.pressure, &mut s.torque]
+        .into_iter()
+        .flatten()
+        .zip(totals)
+    {
+        sum[0] = total;
     }
     s
 }
