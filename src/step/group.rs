@@ -206,11 +206,13 @@ impl Lanes<'_> {
         let mut heights: [&[f64]; LANES] = [&[]; LANES];
         let mut water: [&[DVec3]; LANES] = [&[]; LANES];
         let mut priors: [[&[f32]; 3]; LANES] = [[&[]; 3]; LANES];
-        for l in 0..LANES {
-            let Some(body) = &bodies[l.min(count - 1)] else {
+        // The bodies' lanes, then the spare ones copied from the last body's (each one's
+        // numbers worked out again from its state cost a body alone, whose lanes are all
+        // spare but one, a few hundred instructions).
+        for (l, (body, &state)) in bodies.iter().zip(states).enumerate().take(LANES) {
+            let Some(body) = body else {
                 continue;
             };
-            let state = states[l.min(count - 1)];
             let com = state.center_of_mass - state.position;
             for axis in 0..3 {
                 motion.com[axis][l] = com[axis];
@@ -232,6 +234,26 @@ impl Lanes<'_> {
             heights[l] = &samples.heights;
             water[l] = &samples.velocities;
             priors[l] = body.committed.first().swept;
+        }
+        let last = count.clamp(1, LANES) - 1;
+        for l in count..LANES {
+            for axis in 0..3 {
+                motion.com[axis][l] = motion.com[axis][last];
+                motion.velocity[axis][l] = motion.velocity[axis][last];
+                motion.angular_velocity[axis][l] = motion.angular_velocity[axis][last];
+            }
+            mass[l] = mass[last];
+            if self.alone {
+                continue;
+            }
+            for axis in &mut rotations {
+                for component in axis {
+                    component[l] = component[last];
+                }
+            }
+            heights[l] = heights[last];
+            water[l] = water[last];
+            priors[l] = priors[last];
         }
         // Vertex by vertex and row by row, each lane group built from the eight bodies'
         // numbers and stored whole: lane by lane, the compiler scattered every vertex's and
