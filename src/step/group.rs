@@ -75,36 +75,38 @@ fn step_in_lanes_here(
         alone: count == 1,
         dt,
     };
-    let mut scratch = LaneScratch::take();
-    let (motion, mass) = lanes.gather(bodies, states, &mut scratch);
-    let LaneScratch {
-        vertices,
-        water,
-        prior,
-        history,
-        lone,
-    } = &mut scratch;
+    let mut scratch = GroupScratch::take();
+    let (motion, mass) = lanes.gather(bodies, states, &mut scratch.lanes);
+    let GroupScratch {
+        lanes:
+            LaneScratch {
+                vertices,
+                water,
+                prior,
+                history,
+                kinds,
+                lone,
+            },
+        middles,
+    } = &mut *scratch;
     let group = Group {
         vertices,
         water: lanes.conditions.water_moves.then_some(&water[..]),
         half: count <= lanes::HALF,
     };
     let passes = profile::time(Section::LanePasses);
-    let one = lanes.pass_one(bodies, states, &group, &motion, &mass, prior, history, lone);
-    // Filled in place: returned by value, its 4.8 kB were copied once more per group.
-    let mut middles = LaneMiddles {
-        totals: [PassOne::default(); LANES],
-        middles: [None; LANES],
-        inverse_inertias: [DMat3::ZERO; LANES],
-        end: motion,
-        viscous_factor: [0.0; LANES],
-    };
-    lanes.after_pass_one(bodies, states, &one, &mut middles);
-    let drag = lanes.pass_two(bodies, &group, lone, &mut middles);
+    let one = lanes.pass_one(bodies, states, &group, &motion, &mass, (prior, history, kinds), lone);
+    // Kept in the thread's scratch (a group's 4.8 kB were cleared at each step): each body's
+    // numbers are written by `after_pass_one` before they are read, and those of the spare
+    // lanes are never read; the motion and the viscous factors are every lane's.
+    middles.end = motion;
+    middles.viscous_factor = [0.0; LANES];
+    lanes.after_pass_one(bodies, states, &one, middles);
+    let drag = lanes.pass_two(bodies, &group, kinds, lone, middles);
     passes.stop();
     write_histories(bodies, history);
-    lanes.finish(bodies, states, &one, &middles, drag, results);
-    LaneScratch::give_back(scratch);
+    lanes.finish(bodies, states, &one, middles, drag, results);
+    GroupScratch::give_back(scratch);
 }
 
 /// What the bodies of a group share.
@@ -119,6 +121,31 @@ struct Lanes<'h> {
     dt: f64,
 }
 
+/// A thread's buffers for its groups, kept from one step to the next.
+#[derive(Default)]
+struct GroupScratch {
+    lanes: LaneScratch,
+    middles: LaneMiddles,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Option<Box<GroupScratch>>> = const { std::cell::Cell::new(None) };
+}
+
+impl GroupScratch {
+    /// This thread's buffers (new ones the first time), lent until
+    /// [`GroupScratch::give_back`]: a pointer moved, not the buffers. (Not a closure run
+    /// with them: closures are compiled for the baseline processor only, not for the one
+    /// the step's code was chosen for.)
+    fn take() -> Box<GroupScratch> {
+        SCRATCH.with(|s| s.take()).unwrap_or_default()
+    }
+
+    fn give_back(scratch: Box<GroupScratch>) {
+        SCRATCH.with(|s| s.set(Some(scratch)));
+    }
+}
+
 /// What each body of a group has between the passes.
 struct LaneMiddles {
     totals: [PassOne; LANES],
@@ -127,6 +154,18 @@ struct LaneMiddles {
     /// The motion at the end of the step, at which pass two computes drag.
     end: LaneMotion,
     viscous_factor: [f64; LANES],
+}
+
+impl Default for LaneMiddles {
+    fn default() -> Self {
+        LaneMiddles {
+            totals: [PassOne::default(); LANES],
+            middles: [None; LANES],
+            inverse_inertias: [DMat3::ZERO; LANES],
+            end: LaneMotion::default(),
+            viscous_factor: [0.0; LANES],
+        }
+    }
 }
 
 /// Body `l`'s vector of a group's sums.
@@ -159,6 +198,7 @@ impl Lanes<'_> {
         );
         scratch.prior.resize(triangle_count, [[0.0; LANES]; 3]);
         scratch.history.resize(triangle_count, [[0.0; LANES]; 3]);
+        scratch.kinds.resize(triangle_count, 0);
         let mut motion = LaneMotion::default();
         let mut mass = [0.0; LANES];
         // Each lane's rotation by axis and component, and where its numbers are.
@@ -166,11 +206,13 @@ impl Lanes<'_> {
         let mut heights: [&[f64]; LANES] = [&[]; LANES];
         let mut water: [&[DVec3]; LANES] = [&[]; LANES];
         let mut priors: [[&[f32]; 3]; LANES] = [[&[]; 3]; LANES];
-        for l in 0..LANES {
-            let Some(body) = &bodies[l.min(count - 1)] else {
+        // The bodies' lanes, then the spare ones copied from the last body's (each one's
+        // numbers worked out again from its state cost a body alone, whose lanes are all
+        // spare but one, a few hundred instructions).
+        for (l, (body, &state)) in bodies.iter().zip(states).enumerate().take(LANES) {
+            let Some(body) = body else {
                 continue;
             };
-            let state = states[l.min(count - 1)];
             let com = state.center_of_mass - state.position;
             for axis in 0..3 {
                 motion.com[axis][l] = com[axis];
@@ -192,6 +234,26 @@ impl Lanes<'_> {
             heights[l] = &samples.heights;
             water[l] = &samples.velocities;
             priors[l] = body.committed.first().swept;
+        }
+        let last = count.clamp(1, LANES) - 1;
+        for l in count..LANES {
+            for axis in 0..3 {
+                motion.com[axis][l] = motion.com[axis][last];
+                motion.velocity[axis][l] = motion.velocity[axis][last];
+                motion.angular_velocity[axis][l] = motion.angular_velocity[axis][last];
+            }
+            mass[l] = mass[last];
+            if self.alone {
+                continue;
+            }
+            for axis in &mut rotations {
+                for component in axis {
+                    component[l] = component[last];
+                }
+            }
+            heights[l] = heights[last];
+            water[l] = water[last];
+            priors[l] = priors[last];
         }
         // Vertex by vertex and row by row, each lane group built from the eight bodies'
         // numbers and stored whole: lane by lane, the compiler scattered every vertex's and
@@ -232,8 +294,7 @@ impl Lanes<'_> {
         group: &Group<'_>,
         motion: &LaneMotion,
         mass: &[f64; LANES],
-        prior: &[LaneHistory],
-        history: &mut [LaneHistory],
+        (prior, history, kinds): (&[LaneHistory], &mut [LaneHistory], &mut [u8]),
         lone: &mut LoneScratch,
     ) -> PassOneSums {
         let (hull, shared, conditions) = (&**self.hull, &self.shared, &self.conditions);
@@ -279,7 +340,7 @@ impl Lanes<'_> {
                     lone,
                 )
             }
-            _ => lanes::pass_one(hull, group, motion, mass, &constants, prior, history),
+            _ => lanes::pass_one(hull, group, motion, mass, &constants, prior, history, kinds),
         }
     }
 
@@ -351,6 +412,7 @@ impl Lanes<'_> {
         &self,
         bodies: &[Option<&mut Body>],
         group: &Group<'_>,
+        kinds: &[u8],
         lone: &mut LoneScratch,
         m: &mut LaneMiddles,
     ) -> Option<DragLanes> {
@@ -380,7 +442,7 @@ impl Lanes<'_> {
                 }
                 Some(lanes::pass_two_single(lone, &m.end, &m.viscous_factor, &shared))
             }
-            _ => Some(lanes::pass_two(hull, group, &m.end, &m.viscous_factor, &shared)),
+            _ => Some(lanes::pass_two(hull, group, kinds, &m.end, &m.viscous_factor, &shared)),
         }
     }
 
@@ -396,20 +458,24 @@ impl Lanes<'_> {
         results: &mut [Result<BodyForces>],
     ) {
         for (l, (body, state)) in bodies.iter_mut().zip(states).enumerate() {
-            let (Some(body), Some(middle)) = (body, m.middles[l]) else {
+            // (Borrowed: a copy of each body's `Middle` cost more than the rest of the loop's
+            // bookkeeping.)
+            let (Some(body), Some(middle)) = (body, &m.middles[l]) else {
                 continue;
             };
-            let drag = drag.map_or((DVec3::ZERO, DVec3::ZERO, DVec3::ZERO), |d| {
-                (
+            // (Matched by reference: `map_or` took, and copied, the group's sums per body.)
+            let drag = match &drag {
+                Some(d) => (
                     lane_vector(&d.viscous, l),
                     lane_vector(&d.pressure, l),
                     lane_vector(&d.torque, l),
-                )
-            });
+                ),
+                None => (DVec3::ZERO, DVec3::ZERO, DVec3::ZERO),
+            };
             let (forces, derived) = finish(
                 StepInputs::first(body, state, self.dt, &self.conditions),
                 &m.totals[l],
-                &middle,
+                middle,
                 drag,
                 one.pieces[l] as usize,
                 &m.inverse_inertias[l],

@@ -338,26 +338,29 @@ const fn second_dry(kind: u8) -> bool {
 /// was), so a body's forces still do not depend on the company it is stepped in.
 #[inline(always)]
 fn kind(corners: &[&LaneVertex; 3]) -> u8 {
-    let (mut any_under, mut all_under, mut all_one, mut all_two) = (false, true, true, true);
-    for l in 0..LANES {
-        let under = corners.map(|c| (c[3][l] < 0.0) as u8);
-        let under = under[0] + under[1] + under[2];
-        any_under |= under > 0;
-        all_under &= under == 3;
-        all_one &= under == 1;
-        all_two &= under == 2;
-    }
-    if !any_under {
+    let [a, b, c] = corners;
+    // Each lane's count first, then the tests over all lanes, without early exits: the
+    // compiler compares the eight lanes at once (lane by lane with a branch per test, this
+    // was a sixth of a group's work outside the kernels).
+    let under: [u8; LANES] =
+        std::array::from_fn(|l| (a[3][l] < 0.0) as u8 + (b[3][l] < 0.0) as u8 + (c[3][l] < 0.0) as u8);
+    if every(&under, 0) {
         DRY
-    } else if all_under {
+    } else if every(&under, 3) {
         WET
-    } else if all_one {
+    } else if every(&under, 1) {
         CUT_ONE
-    } else if all_two {
+    } else if every(&under, 2) {
         CUT_TWO
     } else {
         MIXED
     }
+}
+
+/// Whether every lane of `under` is `n` (every lane tested: no early exit).
+#[inline(always)]
+fn every(under: &[u8; LANES], n: u8) -> bool {
+    under.iter().fold(true, |all, &u| all & (u == n))
 }
 
 /// The area the one-at-a-time clipping gives a missing piece (all corners on one point:

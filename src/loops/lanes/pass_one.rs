@@ -40,8 +40,10 @@ pub(crate) struct PassOneSums {
 
 /// Hydrostatic pressure, volume, wetted area, slamming and air on every triangle of the
 /// group's bodies (of masses `mass`, for slamming; the mass in `k` is not read); writes what slamming remembers of each triangle to `history` (one
-/// entry per triangle, `prior` the last step's).
+/// entry per triangle, `prior` the last step's) and each triangle's [`kind`] to `kinds`,
+/// for [`pass_two`](super::pass_two) (the heights do not change in between).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn pass_one(
     hull: &Hull,
     group: &Group<'_>,
@@ -50,16 +52,18 @@ pub(crate) fn pass_one(
     k: &PassOneConstants,
     prior: &[LaneHistory],
     history: &mut [LaneHistory],
+    kinds: &mut [u8],
 ) -> PassOneSums {
+    let out = (prior, history, kinds);
     match (k.slamming.is_some(), k.air.is_some(), group.water.is_some()) {
-        (true, true, false) => pass_one_loop::<true, true, false>(hull, group, motion, mass, k, prior, history),
-        (true, true, true) => pass_one_loop::<true, true, true>(hull, group, motion, mass, k, prior, history),
-        (false, true, false) => pass_one_loop::<false, true, false>(hull, group, motion, mass, k, prior, history),
-        (false, true, true) => pass_one_loop::<false, true, true>(hull, group, motion, mass, k, prior, history),
-        (true, false, false) => pass_one_loop::<true, false, false>(hull, group, motion, mass, k, prior, history),
-        (true, false, true) => pass_one_loop::<true, false, true>(hull, group, motion, mass, k, prior, history),
-        (false, false, false) => pass_one_loop::<false, false, false>(hull, group, motion, mass, k, prior, history),
-        (false, false, true) => pass_one_loop::<false, false, true>(hull, group, motion, mass, k, prior, history),
+        (true, true, false) => pass_one_loop::<true, true, false>(hull, group, motion, mass, k, out),
+        (true, true, true) => pass_one_loop::<true, true, true>(hull, group, motion, mass, k, out),
+        (false, true, false) => pass_one_loop::<false, true, false>(hull, group, motion, mass, k, out),
+        (false, true, true) => pass_one_loop::<false, true, true>(hull, group, motion, mass, k, out),
+        (true, false, false) => pass_one_loop::<true, false, false>(hull, group, motion, mass, k, out),
+        (true, false, true) => pass_one_loop::<true, false, true>(hull, group, motion, mass, k, out),
+        (false, false, false) => pass_one_loop::<false, false, false>(hull, group, motion, mass, k, out),
+        (false, false, true) => pass_one_loop::<false, false, true>(hull, group, motion, mass, k, out),
     }
 }
 
@@ -148,15 +152,17 @@ fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
     motion: &LaneMotion,
     mass: &Lanes,
     k: &PassOneConstants,
-    prior: &[LaneHistory],
-    history: &mut [LaneHistory],
+    (prior, history, kinds): (&[LaneHistory], &mut [LaneHistory], &mut [u8]),
 ) -> PassOneSums {
     let mut s = PassOneSums::default();
     let c = one_constants(k);
     let stop = c.stop_per_area(mass);
     let triangles = hull.triangles.iter().zip(&hull.areas);
-    for (((tri, &whole_area), before), history) in triangles.zip(prior).zip(history.iter_mut()) {
+    let rows = triangles.zip(prior).zip(history.iter_mut()).zip(kinds.iter_mut());
+    for ((((tri, &whole_area), before), history), kind_out) in rows {
         let (corners, water) = corners::<MOVING>(group, *tri);
+        let kind = kind(&corners);
+        *kind_out = kind;
         // (The same in every lane: one division, not one per lane.)
         let to_unit = [1.0 / (2.0 * whole_area); LANES];
         let args = (
@@ -169,7 +175,7 @@ fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
             before,
             history,
         );
-        one_triangle_of_kind::<SLAM, AIR>(kind(&corners), group.half, args, &c, &mut s);
+        one_triangle_of_kind::<SLAM, AIR>(kind, group.half, args, &c, &mut s);
     }
     s
 }

@@ -3,7 +3,7 @@
 
 use super::{
     CUT_ONE, CUT_TWO, DRY, Group, HALF, LANES, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane,
-    clipped, corners, corners_of, kind, lane, piece_area, second_wet,
+    clipped, corners, corners_of, lane, piece_area, second_wet,
 };
 use crate::forces::drag::{DragConstants, centroid_and_radius, drag_at, drag_points, needs_three_points};
 use crate::forces::row::{add, cross, dot, point_velocity, scale, sub};
@@ -20,19 +20,21 @@ pub(crate) struct DragLanes {
 /// Viscous and pressure drag on the pieces under the water at each body's `motion` (the
 /// end-of-step one); `viscous_factor` is each body's `-rho C_F / 2`. `k` holds what the
 /// bodies share (coefficients, which forces are on); its motion is not read. The drag
-/// falloffs must be 1/2.
+/// falloffs must be 1/2. `kinds` are the triangles' kinds [`pass_one`](super::pass_one)
+/// found.
 #[inline(always)]
 pub(crate) fn pass_two(
     hull: &Hull,
     group: &Group<'_>,
+    kinds: &[u8],
     motion: &LaneMotion,
     viscous_factor: &Lanes,
     k: &DragConstants,
 ) -> DragLanes {
     if group.water.is_some() {
-        pass_two_loop::<true>(hull, group, motion, viscous_factor, k)
+        pass_two_loop::<true>(hull, group, kinds, motion, viscous_factor, k)
     } else {
-        pass_two_loop::<false>(hull, group, motion, viscous_factor, k)
+        pass_two_loop::<false>(hull, group, kinds, motion, viscous_factor, k)
     }
 }
 
@@ -82,12 +84,17 @@ fn drag_piece(
 fn pass_two_loop<const MOVING: bool>(
     hull: &Hull,
     group: &Group<'_>,
+    kinds: &[u8],
     motion: &LaneMotion,
     viscous_factor: &Lanes,
     k: &DragConstants,
 ) -> DragLanes {
     let mut s = DragLanes::default();
-    for (tri, &whole_area) in hull.triangles.iter().zip(&hull.areas) {
+    for ((tri, &whole_area), &kind) in hull.triangles.iter().zip(&hull.areas).zip(kinds) {
+        // (No drag above the water: nothing to gather.)
+        if kind == DRY {
+            continue;
+        }
         let (corners, water) = corners::<MOVING>(group, *tri);
         // (The same in every lane: one division, not one per lane.)
         let to_unit = [1.0 / (2.0 * whole_area); LANES];
@@ -100,7 +107,7 @@ fn pass_two_loop<const MOVING: bool>(
             viscous_factor,
             k,
         );
-        drag_triangle_of_kind(kind(&corners), group.half, args, &mut s);
+        drag_triangle_of_kind(kind, group.half, args, &mut s);
     }
     s
 }

@@ -164,6 +164,8 @@ impl<'a> Chunks<'a> {
 /// where each triangle went, for its contributions to be added in triangle order.
 #[derive(Default)]
 pub(crate) struct LoneScratch {
+    /// Each row's sort at the last call (the order below is that of these).
+    sorts: Vec<u8>,
     chunks: Vec<LoneChunk>,
     /// The hull's rows, by sort; chunk `c` takes `rows[firsts[c]..][..counts[c]]`.
     rows: Vec<u32>,
@@ -178,19 +180,36 @@ pub(crate) struct LoneScratch {
 
 impl LoneScratch {
     /// Sorts a small hull's triangles and gathers them into chunks (no allocation once
-    /// grown to the hull).
+    /// grown to the hull). The order depends on the sorts alone: when every triangle has
+    /// the sort it had at the last call (a box floating about level, step after step), the
+    /// rows, chunks and slots are kept and only the chunks' numbers gathered again.
     #[inline(always)]
     fn keep(&mut self, hull: &Hull, body: &Single<'_>) {
         let count = hull.triangles.len();
         // How many corners of each triangle are under the water: the sort.
-        let under = |tri: &[u32; 3]| {
-            tri.iter()
-                .map(|&i| (body.heights.get(i as usize).copied().unwrap_or_default() < 0.0) as usize)
-                .sum::<usize>()
-        };
+        let under = |i: u32| (body.heights.get(i as usize).copied().unwrap_or_default() < 0.0) as u8;
+        let mut same = self.sorts.len() == count;
+        self.sorts.resize(count, 0);
+        for (sort, tri) in self.sorts.iter_mut().zip(&hull.triangles) {
+            let now = under(tri[0]) + under(tri[1]) + under(tri[2]);
+            same &= *sort == now;
+            *sort = now;
+        }
+        if !same {
+            self.order();
+        }
+        for (c, chunk) in self.chunks.iter_mut().enumerate() {
+            let (first, n) = (self.firsts[c] as usize, self.counts[c] as usize);
+            chunk.fill(hull, body, Rows(&self.rows), first, n);
+        }
+    }
+
+    /// The rows in order of their sorts, the chunks they make and each row's slot.
+    fn order(&mut self) {
+        let count = self.sorts.len();
         let mut by_sort = [0usize; 4];
-        for tri in &hull.triangles {
-            by_sort[under(tri)] += 1;
+        for &sort in &self.sorts {
+            by_sort[sort as usize & 3] += 1;
         }
         let mut start = [0usize; 4];
         for sort in 1..4 {
@@ -198,8 +217,8 @@ impl LoneScratch {
         }
         self.rows.resize(count, 0);
         let mut next = start;
-        for (j, tri) in hull.triangles.iter().enumerate() {
-            let sort = under(tri);
+        for (j, &sort) in self.sorts.iter().enumerate() {
+            let sort = sort as usize & 3;
             if let Some(row) = self.rows.get_mut(next[sort]) {
                 *row = j as u32;
             }
@@ -221,9 +240,8 @@ impl LoneScratch {
         self.one.resize(chunk_count, PassOneSums::default());
         self.drag.resize(chunk_count, DragLanes::default());
         self.slots.resize(count, 0);
-        for (c, chunk) in self.chunks.iter_mut().enumerate() {
+        for c in 0..chunk_count {
             let (first, n) = (self.firsts[c] as usize, self.counts[c] as usize);
-            chunk.fill(hull, body, Rows(&self.rows), first, n);
             for l in 0..n {
                 if let Some(&row) = self.rows.get(first + l)
                     && let Some(slot) = self.slots.get_mut(row as usize)
@@ -298,12 +316,121 @@ fn add_drag_sums<const N: usize>(s: &mut DragLanes, t: &DragLanes, n: usize) {
     add_vectors_in_order::<N>(&mut s.torque, &t.torque, n);
 }
 
-/// Adds lane `l` of `from` to lane 0 of `to`.
-#[inline(always)]
-fn add_lane_to_first(to: &mut LaneVectors, from: &LaneVectors, l: usize) {
-    for axis in 0..3 {
-        to[axis][0] += from[axis][l];
+/// A chunk's sums, each lane array by reference, in a fixed order.
+trait Fields<const N: usize> {
+    fn fields(&self) -> [&Lanes; N];
+}
+
+impl Fields<27> for PassOneSums {
+    #[inline(always)]
+    fn fields(&self) -> [&Lanes; 27] {
+        let [a, b, c] = &self.buoyancy_force;
+        let [d, e, f] = &self.buoyancy_torque;
+        let [g, h, i] = &self.slamming_force;
+        let [j, k, l] = &self.slamming_torque;
+        let [m, n, o] = &self.air_force;
+        let [p, q, r] = &self.air_torque;
+        let [s, u, w] = &self.volume_moment;
+        let [x, y, z] = &self.area_moment;
+        [
+            a,
+            b,
+            c,
+            d,
+            e,
+            f,
+            g,
+            h,
+            i,
+            j,
+            k,
+            l,
+            m,
+            n,
+            o,
+            p,
+            q,
+            r,
+            s,
+            u,
+            w,
+            x,
+            y,
+            z,
+            &self.volume,
+            &self.area,
+            &self.pieces,
+        ]
     }
+}
+
+impl PassOneSums {
+    /// Lane 0 of every sum set to `totals` ([`Fields`]' order).
+    #[inline(always)]
+    fn with_totals(totals: [f64; 27]) -> PassOneSums {
+        let mut s = PassOneSums::default();
+        let v = |t: &[f64]| [t[0], t[1], t[2]];
+        let one = |t: f64| {
+            let mut lanes = [0.0; LANES];
+            lanes[0] = t;
+            lanes
+        };
+        let three = |t: [f64; 3]| t.map(one);
+        s.buoyancy_force = three(v(&totals[0..3]));
+        s.buoyancy_torque = three(v(&totals[3..6]));
+        s.slamming_force = three(v(&totals[6..9]));
+        s.slamming_torque = three(v(&totals[9..12]));
+        s.air_force = three(v(&totals[12..15]));
+        s.air_torque = three(v(&totals[15..18]));
+        s.volume_moment = three(v(&totals[18..21]));
+        s.area_moment = three(v(&totals[21..24]));
+        s.volume = one(totals[24]);
+        s.area = one(totals[25]);
+        s.pieces = one(totals[26]);
+        s
+    }
+}
+
+impl Fields<9> for DragLanes {
+    #[inline(always)]
+    fn fields(&self) -> [&Lanes; 9] {
+        let [a, b, c] = &self.viscous;
+        let [d, e, f] = &self.pressure;
+        let [g, h, i] = &self.torque;
+        [a, b, c, d, e, f, g, h, i]
+    }
+}
+
+/// Adds, to `sums[FIRST..FIRST + K]`, each row's lane of those sums of its chunk, in row
+/// order (`slots`: row `j`'s chunk and lane, `chunk * LANES + lane`); with `skip_dry`,
+/// rows in a chunk of [`DRY`] triangles add nothing. `K` sums at a time (at most 12):
+/// their running totals stay in registers through the rows (each of the 27 adds of a row
+/// was a load, an add and a store to the sums).
+#[inline(always)]
+fn add_rows_in_order<T: Fields<N>, const FIRST: usize, const K: usize, const N: usize>(
+    sums: &mut [f64; N],
+    slots: &[u32],
+    (sorted, chunks): (&[T], &[LoneChunk]),
+    skip_dry: bool,
+) {
+    const { assert!(FIRST + K <= N) };
+    let mut total: [f64; K] = std::array::from_fn(|k| sums[FIRST + k]);
+    for &slot in slots {
+        let (ch, l) = (slot as usize / LANES, slot as usize % LANES);
+        let dry = match chunks.get(ch) {
+            Some(chunk) => chunk.kind == DRY,
+            None => true,
+        };
+        if let Some(t) = sorted.get(ch)
+            && !(skip_dry && dry)
+        {
+            let f = t.fields();
+            for k in 0..K {
+                total[k] += f[FIRST + k][l];
+            }
+        }
+    }
+    sums[FIRST..FIRST + K].copy_from_slice(&total);
 }
 
 impl PassOneSums {
@@ -334,24 +461,6 @@ impl PassOneSums {
             x[..W].fill(0.0);
         }
     }
-
-    /// Adds lane `l` of `t` to lane 0 (one triangle's contribution; [`LoneScratch`]'s
-    /// rows in triangle order).
-    #[inline(always)]
-    fn add_lane_to_first(&mut self, t: &PassOneSums, l: usize) {
-        let l = l.min(LANES - 1);
-        add_lane_to_first(&mut self.buoyancy_force, &t.buoyancy_force, l);
-        add_lane_to_first(&mut self.buoyancy_torque, &t.buoyancy_torque, l);
-        add_lane_to_first(&mut self.slamming_force, &t.slamming_force, l);
-        add_lane_to_first(&mut self.slamming_torque, &t.slamming_torque, l);
-        add_lane_to_first(&mut self.air_force, &t.air_force, l);
-        add_lane_to_first(&mut self.air_torque, &t.air_torque, l);
-        self.volume[0] += t.volume[l];
-        add_lane_to_first(&mut self.volume_moment, &t.volume_moment, l);
-        self.area[0] += t.area[l];
-        add_lane_to_first(&mut self.area_moment, &t.area_moment, l);
-        self.pieces[0] += t.pieces[l];
-    }
 }
 
 impl DragLanes {
@@ -370,49 +479,26 @@ impl DragLanes {
             }
         }
     }
-
-    /// Adds lane `l` of `t` to lane 0 ([`PassOneSums::add_lane_to_first`]).
-    #[inline(always)]
-    fn add_lane_to_first(&mut self, t: &DragLanes, l: usize) {
-        let l = l.min(LANES - 1);
-        add_lane_to_first(&mut self.viscous, &t.viscous, l);
-        add_lane_to_first(&mut self.pressure, &t.pressure, l);
-        add_lane_to_first(&mut self.torque, &t.torque, l);
-    }
 }
 
-/// Where a lone body's slamming history is read and written: by chunk (all its rows, a
-/// small hull), or by row with the new rates pushed to a list (a big hull's cut rows).
-enum LoneHistory<'p, 'h> {
-    Chunk(&'p HistoryChunk<'h>, &'p mut HistoryChunkMut<'h>),
-    Listed(&'p History, &'p mut Vec<(u32, DVec3)>),
+/// Where a big hull's cut rows' slamming history is read (by row) and written (the new
+/// rates pushed to a list).
+struct LoneHistory<'p> {
+    prior: &'p History,
+    history: &'p mut Vec<(u32, DVec3)>,
 }
 
-impl LoneHistory<'_, '_> {
+impl LoneHistory<'_> {
     /// Row `j`'s last swept volume rate.
     #[inline(always)]
     fn prior(&self, j: usize) -> [f64; 3] {
-        match self {
-            LoneHistory::Chunk(prior, _) => {
-                std::array::from_fn(|axis| f64::from(prior.swept[axis].get(j).copied().unwrap_or_default()))
-            }
-            LoneHistory::Listed(prior, _) => prior.get(j).to_array(),
-        }
+        self.prior.get(j).to_array()
     }
 
     /// Keeps row `j`'s new swept volume rate.
     #[inline(always)]
     fn keep(&mut self, j: usize, now: [f64; 3]) {
-        match self {
-            LoneHistory::Chunk(_, history) => {
-                for axis in 0..3 {
-                    if let Some(swept) = history.swept[axis].get_mut(j) {
-                        *swept = narrow(now[axis]);
-                    }
-                }
-            }
-            LoneHistory::Listed(_, history) => history.push((j as u32, DVec3::from_array(now))),
-        }
+        self.history.push((j as u32, DVec3::from_array(now)));
     }
 }
 
@@ -435,7 +521,7 @@ pub(crate) fn pass_one_single<'h>(
     lone: &mut LoneScratch,
 ) -> PassOneSums {
     lone.keep(hull, body);
-    let history = LoneHistory::Chunk(prior, history);
+    let history = (prior, history);
     match (k.slamming.is_some(), k.air.is_some()) {
         (true, true) => sorted_one_loop::<true, true>(lone, motion, mass, k, history),
         (false, true) => sorted_one_loop::<false, true>(lone, motion, mass, k, history),
@@ -450,18 +536,22 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
     motion: &LaneMotion,
     mass: &Lanes,
     k: &PassOneConstants,
-    mut history: LoneHistory<'_, '_>,
+    (prior, history): (&HistoryChunk<'_>, &mut HistoryChunkMut<'_>),
 ) -> PassOneSums {
     let c = one_constants(k);
     let stop = c.stop_per_area(mass);
+    let [px, py, pz] = prior.swept;
+    let [hx, hy, hz] = &mut history.swept;
     for ch in 0..lone.chunks.len() {
         let rows = lone.rows_of(ch);
         let n = rows.len();
         let mut before = [[0.0; LANES]; 3];
         for (l, &j) in rows.iter().enumerate().take(LANES) {
-            let prior = history.prior(j as usize);
-            for axis in 0..3 {
-                before[axis][l] = prior[axis];
+            let j = j as usize;
+            if let (Some(&x), Some(&y), Some(&z)) = (px.get(j), py.get(j), pz.get(j)) {
+                before[0][l] = f64::from(x);
+                before[1][l] = f64::from(y);
+                before[2][l] = f64::from(z);
             }
         }
         let mut now = [[0.0; LANES]; 3];
@@ -487,18 +577,21 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
         );
         one_triangle_of_kind::<SLAM, AIR>(chunk.kind, n <= HALF, args, &c, t);
         for (l, &j) in lone.rows_of(ch).iter().enumerate().take(LANES) {
-            history.keep(j as usize, [now[0][l], now[1][l], now[2][l]]);
+            let j = j as usize;
+            if let (Some(x), Some(y), Some(z)) = (hx.get_mut(j), hy.get_mut(j), hz.get_mut(j)) {
+                *x = narrow(now[0][l]);
+                *y = narrow(now[1][l]);
+                *z = narrow(now[2][l]);
+            }
         }
     }
-    // Each triangle's contribution, in triangle order.
-    let mut s = PassOneSums::default();
-    for &slot in &lone.slots {
-        let (ch, l) = (slot as usize / LANES, slot as usize % LANES);
-        if let Some(t) = lone.one.get(ch) {
-            s.add_lane_to_first(t, l);
-        }
-    }
-    s
+    // Each triangle's contribution, in triangle order, twelve sums at a time.
+    let mut totals = [0.0; 27];
+    let sorted = (&lone.one[..], &lone.chunks[..]);
+    add_rows_in_order::<_, 0, 12, 27>(&mut totals, &lone.slots, sorted, false);
+    add_rows_in_order::<_, 12, 12, 27>(&mut totals, &lone.slots, sorted, false);
+    add_rows_in_order::<_, 24, 3, 27>(&mut totals, &lone.slots, sorted, false);
+    PassOneSums::with_totals(totals)
 }
 
 /// [`pass_one_single`] for the triangles in `list` only (a big hull's cut ones), eight
@@ -516,7 +609,7 @@ pub(crate) fn pass_one_listed(
     prior: &History,
     history: &mut Vec<(u32, DVec3)>,
 ) -> PassOneSums {
-    let history = LoneHistory::Listed(prior, history);
+    let history = LoneHistory { prior, history };
     lone_pass_one(Chunks { hull, body, list }, motion, mass, k, history)
 }
 
@@ -526,7 +619,7 @@ fn lone_pass_one(
     motion: &LaneMotion,
     mass: &Lanes,
     k: &PassOneConstants,
-    history: LoneHistory<'_, '_>,
+    history: LoneHistory<'_>,
 ) -> PassOneSums {
     match (k.slamming.is_some(), k.air.is_some()) {
         (true, true) => lone_one_loop::<true, true>(chunks, motion, mass, k, history),
@@ -542,7 +635,7 @@ fn lone_one_loop<const SLAM: bool, const AIR: bool>(
     motion: &LaneMotion,
     mass: &Lanes,
     k: &PassOneConstants,
-    mut history: LoneHistory<'_, '_>,
+    mut history: LoneHistory<'_>,
 ) -> PassOneSums {
     let mut s = PassOneSums::default();
     let c = one_constants(k);
@@ -626,14 +719,15 @@ pub(crate) fn pass_two_single(
         drag_triangle_of_kind(chunk.kind, n as usize <= HALF, args, t);
     }
     // Each triangle's contribution, in triangle order (a triangle above the water has none).
+    let mut totals = [0.0; 9];
+    add_rows_in_order::<_, 0, 9, 9>(&mut totals, slots, (&drag[..], &chunks[..]), true);
     let mut s = DragLanes::default();
-    for &slot in slots.iter() {
-        let (ch, l) = (slot as usize / LANES, slot as usize % LANES);
-        if let (Some(chunk), Some(t)) = (chunks.get(ch), drag.get(ch))
-            && chunk.kind != DRY
-        {
-            s.add_lane_to_first(t, l);
-        }
+    for (sum, total) in [&mut s.viscous, &mut s.pressure, &mut s.torque]
+        .into_iter()
+        .flatten()
+        .zip(totals)
+    {
+        sum[0] = total;
     }
     s
 }
@@ -681,30 +775,15 @@ fn lone_pass_two(chunks: Chunks<'_>, motion: &LaneMotion, viscous_factor: &Lanes
 }
 
 /// A thread's buffers for a group's columns, kept from one group to the next (no
-/// allocation once they have grown to the hull).
+/// allocation once they have grown to the hull; the step keeps them in a thread-local).
 #[derive(Default)]
 pub(crate) struct LaneScratch {
     pub vertices: Vec<LaneVertex>,
     pub water: Vec<LaneVectors>,
     pub prior: Vec<LaneHistory>,
     pub history: Vec<LaneHistory>,
+    /// Each triangle's kind, found in pass one for pass two.
+    pub kinds: Vec<u8>,
     /// A body stepped alone: its triangles in chunks, for both passes.
     pub lone: LoneScratch,
-}
-
-thread_local! {
-    static SCRATCH: std::cell::RefCell<LaneScratch> = std::cell::RefCell::default();
-}
-
-impl LaneScratch {
-    /// This thread's buffers, lent until [`LaneScratch::give_back`]. (Not a closure run
-    /// with them: closures are compiled for the baseline processor only, not for the one
-    /// the step's code was chosen for.)
-    pub fn take() -> LaneScratch {
-        SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()))
-    }
-
-    pub fn give_back(scratch: LaneScratch) {
-        SCRATCH.with(|s| *s.borrow_mut() = scratch);
-    }
 }
