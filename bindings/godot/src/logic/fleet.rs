@@ -84,6 +84,9 @@ pub struct Batch {
     ids: Vec<BodyId>,
     states: Vec<BodyState>,
     out: Vec<BodyForces>,
+    /// The outcomes, kept between frames (400 bodies' are about 120 kB, which a new
+    /// vector each frame would take from the allocator and give back).
+    results: Vec<Result<Outcome, String>>,
 }
 
 impl Batch {
@@ -110,27 +113,26 @@ impl Batch {
     }
 
     /// Steps every body for `dt`: outcomes in push order, each body's error its own.
-    pub fn step(&mut self, world: &mut World, dt: f64) -> Vec<Result<Outcome, String>> {
+    pub fn step(&mut self, world: &mut World, dt: f64) -> &[Result<Outcome, String>] {
         self.out.clear();
         self.out.resize(self.ids.len(), BodyForces::default());
+        self.results.clear();
         let outcome = |forces: &BodyForces| Outcome {
             forces: *forces,
             application: application(forces),
         };
         match world.step_bodies(&self.ids, &self.states, dt, &mut self.out, |s| *s, |f, o| *o = *f) {
-            Ok(()) => self.out.iter().map(|f| Ok(outcome(f))).collect(),
+            Ok(()) => self.results.extend(self.out.iter().map(|f| Ok(outcome(f)))),
             Err(_) => self
-                .ids
-                .iter()
-                .zip(&self.states)
-                .map(|(id, state)| {
+                .results
+                .extend(self.ids.iter().zip(&self.states).map(|(id, state)| {
                     world
                         .step_body(*id, state, dt)
                         .map(|f| outcome(&f))
                         .map_err(|e| e.to_string())
-                })
-                .collect(),
+                })),
         }
+        &self.results
     }
 }
 
@@ -363,11 +365,11 @@ impl<K: Copy + Eq + Hash> Fleet<K> {
                         e.transition = Some(t);
                     }
                     e.wet = wet;
-                    e.outcome = Some(outcome);
+                    e.outcome = Some(*outcome);
                 }
                 Err(message) => {
                     e.outcome = None;
-                    e.error = Some(message);
+                    e.error = Some(message.clone());
                 }
             }
         }
