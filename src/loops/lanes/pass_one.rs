@@ -41,7 +41,7 @@ pub(crate) struct PassOneSums {
 /// Hydrostatic pressure, volume, wetted area, slamming and air on every triangle of the
 /// group's bodies (of masses `mass`, for slamming; the mass in `k` is not read); writes what slamming remembers of each triangle to `history` (one
 /// entry per triangle, `prior` the last step's) and each triangle's [`kind`] to `kinds`,
-/// for [`pass_two`](super::pass_two) (the heights do not change in between).
+/// for [`pass_two`](super::pass_two()) (the heights do not change in between).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn pass_one(

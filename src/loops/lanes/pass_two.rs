@@ -20,7 +20,7 @@ pub(crate) struct DragLanes {
 /// Viscous and pressure drag on the pieces under the water at each body's `motion` (the
 /// end-of-step one); `viscous_factor` is each body's `-rho C_F / 2`. `k` holds what the
 /// bodies share (coefficients, which forces are on); its motion is not read. The drag
-/// falloffs must be 1/2. `kinds` are the triangles' kinds [`pass_one`](super::pass_one)
+/// falloffs must be 1/2. `kinds` are the triangles' kinds [`pass_one`](super::pass_one())
 /// found.
 #[inline(always)]
 pub(crate) fn pass_two(
@@ -141,7 +141,7 @@ pub(super) type DragArgs<'a> = (
     &'a DragConstants,
 );
 
-/// One triangle of the second pass in lanes `0..WIDTH`, of kind `KIND` ([`kind`]); a
+/// One triangle of the second pass in lanes `0..WIDTH`, of kind `KIND` ([`kind`](super::kind)); a
 /// function of its own, like [`one_triangle`](super::pass_one::one_triangle), which says
 /// why `WIDTH`.
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
