@@ -428,7 +428,15 @@ fn help_pages_show_every_doc_comment() {
     let mut text = fs::read_to_string(&settings).unwrap();
     text.push_str("\n[editor_plugins]\n\nenabled=PackedStringArray(\"res://addons/keel_help_check/plugin.cfg\")\n");
     fs::write(&settings, text).unwrap();
-    let run = project.run(None, &["--editor"], Duration::from_secs(240));
+    let mut run = project.run(None, &["--editor"], Duration::from_secs(240));
+    if !run.succeeded() && run.log.contains("Program crashed with signal") {
+        // The headless editor of Godot 4.6.3 crashes now and then while it loads its docks
+        // on a fresh project ("Index p_index = 1 is out of bounds (size() = 0)", before any
+        // plugin runs; seen once in a fresh-clone CI run, not again in the next runs): one
+        // more try, said in the output; a second crash fails.
+        println!("the editor crashed (retrying once):\n{}", run.log);
+        run = project.run(None, &["--editor"], Duration::from_secs(240));
+    }
     assert!(run.succeeded(), "the editor did not open every help page:\n{}", run.log);
     let mut problems = Vec::new();
     for class in classes {
