@@ -7,11 +7,14 @@ extends SceneTree
 ## (KeelWater.get_step_time()).
 ##
 ## godot --headless --path PROJECT -s res://bench.gd --
-##     keel|keel-one|plain [bodies] [frames] [box|bunny]
+##     keel|keel-one|plain [bodies] [frames] [box|bunny] [dump]
 ## (keel-one: Keel on the physics thread alone, use_worker_thread_pool off; bunny: the
 ## Stanford bunny of res://bunny.obj.txt at a tenth of its size, about 1 m, 300 kg, with
 ## a box of its bounds as collision shape, as `cargo bench --bench profile -- bunnies-N`)
 ## (tools/bench.sh builds the project and runs every case under both physics servers.)
+## `dump` prints, after the last frame, the hull mesh (`MESH`) and every body's transform,
+## velocities and inverse inertia (`BODY`) as the f32 bits of Godot's values in hex, for
+## the Rust replay of this scene (bindings/godot/examples/scene_cost.rs).
 
 const WARMUP_FRAMES := 120
 const SPACING := 3.0
@@ -25,6 +28,7 @@ var _last_usec := 0
 var _mode := "keel"
 var _count := 400
 var _hull := "box"
+var _dump := false
 var _bodies: Array[RigidBody3D] = []
 var _bunny: ArrayMesh
 var _bunny_bounds: AABB
@@ -40,6 +44,8 @@ func _initialize() -> void:
 		_frames = int(args[2])
 	if args.size() > 3:
 		_hull = args[3]
+	if args.size() > 4:
+		_dump = args[4] == "dump"
 	if _hull == "bunny":
 		_load_bunny()
 	if _mode.begins_with("keel"):
@@ -85,9 +91,36 @@ func _physics_process(_delta: float) -> bool:
 		print("%s median_ms=%.4f mean_ms=%.4f keel_step_ms=%.4f wet=%d" % [
 			line, median, mean, step_median, wet
 		])
+		if _dump:
+			_print_dump()
 		quit(0)
 		return true
 	return false
+
+
+## The scene as the water's step sees it, bit for bit (f32 little-endian, in hex).
+func _print_dump() -> void:
+	var mesh: Mesh = (_bodies[0].get_child(1) as MeshInstance3D).mesh
+	var arrays := mesh.surface_get_arrays(0)
+	var vertices: PackedVector3Array = arrays[Mesh.ARRAY_VERTEX]
+	var flat := PackedFloat32Array()
+	for v in vertices:
+		flat.append_array([v.x, v.y, v.z])
+	var indices: PackedInt32Array = arrays[Mesh.ARRAY_INDEX]
+	print("MESH %s %s" % [flat.to_byte_array().hex_encode(), indices.to_byte_array().hex_encode()])
+	for b in _bodies:
+		var s := PhysicsServer3D.body_get_direct_state(b.get_rid())
+		var t := s.transform
+		var f := PackedFloat32Array([
+			t.basis.x.x, t.basis.x.y, t.basis.x.z, t.basis.y.x, t.basis.y.y, t.basis.y.z,
+			t.basis.z.x, t.basis.z.y, t.basis.z.z, t.origin.x, t.origin.y, t.origin.z,
+			s.linear_velocity.x, s.linear_velocity.y, s.linear_velocity.z,
+			s.angular_velocity.x, s.angular_velocity.y, s.angular_velocity.z,
+			s.center_of_mass.x, s.center_of_mass.y, s.center_of_mass.z,
+			s.inverse_mass, s.inverse_inertia.x, s.inverse_inertia.y, s.inverse_inertia.z,
+			s.step
+		])
+		print("BODY %s" % f.to_byte_array().hex_encode())
 
 
 func _make_body(at: Vector3) -> RigidBody3D:

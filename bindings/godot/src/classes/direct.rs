@@ -13,6 +13,7 @@
 //! and it runs on the main thread (physics on its own thread is not supported).
 
 use godot::builtin::{StringName, Transform3D, Vector3};
+use godot::obj::InstanceId;
 use godot::sys;
 use godot::sys::GodotFfi;
 
@@ -37,6 +38,7 @@ pub struct Read {
 #[derive(Debug)]
 pub struct DirectCalls {
     ptrcall: sys::GDExtensionInterfaceObjectMethodBindPtrcall,
+    instance_from_id: sys::GDExtensionInterfaceObjectGetInstanceFromId,
     get_transform: sys::GDExtensionMethodBindPtr,
     get_linear_velocity: sys::GDExtensionMethodBindPtr,
     get_angular_velocity: sys::GDExtensionMethodBindPtr,
@@ -61,6 +63,7 @@ impl DirectCalls {
         };
         Some(Self {
             ptrcall: sys::interface_fn!(object_method_bind_ptrcall),
+            instance_from_id: sys::interface_fn!(object_get_instance_from_id),
             get_transform: bind("get_transform", 3229777777)?,
             get_linear_velocity: bind("get_linear_velocity", 3360562783)?,
             get_angular_velocity: bind("get_angular_velocity", 3360562783)?,
@@ -70,6 +73,18 @@ impl DirectCalls {
             apply_central_force: bind("apply_central_force", 2007698547)?,
             apply_torque: bind("apply_torque", 3460891852)?,
         })
+    }
+
+    /// Whether the object `id` is alive: Godot's ObjectDB asked directly. (gdext's
+    /// `Gd::is_instance_valid` calls Godot's `is_instance_id_valid` through its utility
+    /// function table, which checks the thread on each call: with 400 bodies a frame,
+    /// about a hundredth of a frame's samples in a profile of the bench.)
+    ///
+    /// # Safety
+    /// This is the main thread.
+    pub unsafe fn is_alive(&self, id: InstanceId) -> bool {
+        // SAFETY: Godot's lookup, which answers null for an id that names no object.
+        !unsafe { (self.instance_from_id)(id.to_i64() as u64) }.is_null()
     }
 
     /// A getter's value.

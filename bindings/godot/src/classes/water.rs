@@ -984,11 +984,16 @@ impl KeelWater {
             return;
         }
         let mut server = PhysicsServer3D::singleton();
+        let calls = self.calls.get_or_insert_with(DirectCalls::new).as_ref();
         // A body freed without leaving the tree the usual way is forgotten.
         let gone: Vec<InstanceId> = self
             .members
             .iter()
-            .filter(|(_, m)| !m.link.body.is_instance_valid())
+            .filter(|(id, m)| match calls {
+                // SAFETY: the physics frame runs on the main thread (see `direct`).
+                Some(c) => !unsafe { c.is_alive(**id) },
+                None => !m.link.body.is_instance_valid(),
+            })
             .map(|(id, _)| *id)
             .collect();
         for id in gone {
@@ -1012,7 +1017,7 @@ impl KeelWater {
             return;
         };
         let dt = if step > 0.0 { step } else { delta as f32 };
-        let calls = self.calls.get_or_insert_with(DirectCalls::new).as_ref();
+        let calls = self.calls.as_ref().and_then(Option::as_ref);
         let members = &mut self.members;
         self.fleet.step(world, f64::from(dt), |key| {
             let m = members.get_mut(&key)?;

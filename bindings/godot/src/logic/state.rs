@@ -28,7 +28,11 @@ pub struct DirectState {
 /// cannot represent: it is dropped by flipping the last axis).
 pub fn rotation_of(basis: DMat3) -> DQuat {
     let x = basis.x_axis.normalize_or(DVec3::X);
-    let y = (basis.y_axis - x * x.dot(basis.y_axis)).normalize_or(x.any_orthonormal_vector());
+    // (The fallback only when needed: `normalize_or` would take it worked out each call,
+    // a division, for every body every frame; the same bits either way.)
+    let y = (basis.y_axis - x * x.dot(basis.y_axis))
+        .try_normalize()
+        .unwrap_or_else(|| x.any_orthonormal_vector());
     let z = x.cross(y);
     DQuat::from_mat3(&DMat3::from_cols(x, y, z)).normalize()
 }
