@@ -9,6 +9,7 @@ use glam::{DMat3, DVec3};
 use super::Environment;
 use super::after_pass_one::{Middle, after_pass_one};
 use super::finish::finish;
+use super::inertia::inverse_hull_inertias;
 use super::pass_one::{PassOne, Sum};
 use crate::body::{Body, BodyForces, BodyState, Conditions, Discard, KeptReplay, StepDesc, StepInputs};
 use crate::error::Result;
@@ -76,7 +77,7 @@ fn step_in_lanes_here(
         dt,
     };
     let mut scratch = GroupScratch::take();
-    let (motion, mass) = lanes.gather(bodies, states, &mut scratch.lanes);
+    let (motion, mass, rotations) = lanes.gather(bodies, states, &mut scratch.lanes);
     let GroupScratch {
         lanes:
             LaneScratch {
@@ -101,13 +102,16 @@ fn step_in_lanes_here(
     // lanes are never read; the motion and the viscous factors are every lane's.
     middles.end = motion;
     middles.viscous_factor = [0.0; LANES];
-    lanes.after_pass_one(bodies, states, &one, middles);
+    lanes.after_pass_one(bodies, states, &one, (&mass, &rotations), middles);
     let drag = lanes.pass_two(bodies, &group, kinds, lone, middles);
     passes.stop();
     write_histories(bodies, history);
     lanes.finish(bodies, states, &one, middles, drag, results);
     GroupScratch::give_back(scratch);
 }
+
+/// Each lane's rotation matrix, by column and component.
+type Rotations = [[[f64; LANES]; 3]; 3];
 
 /// What the bodies of a group share.
 struct Lanes<'h> {
@@ -183,7 +187,7 @@ impl Lanes<'_> {
         bodies: &[Option<&mut Body>],
         states: &[&BodyState],
         scratch: &mut LaneScratch,
-    ) -> (LaneMotion, [f64; LANES]) {
+    ) -> (LaneMotion, [f64; LANES], Rotations) {
         let hull = self.hull;
         let count = bodies.len();
         let (vertex_count, triangle_count) = if self.alone {
@@ -281,7 +285,7 @@ impl Lanes<'_> {
                 before[2][l] = f64::from(z);
             }
         }
-        (motion, mass)
+        (motion, mass, rotations)
     }
 
     /// Pass one for the group (a body alone: its own triangles, eight at a time).
@@ -353,8 +357,21 @@ impl Lanes<'_> {
         bodies: &[Option<&mut Body>],
         states: &[&BodyState],
         one: &PassOneSums,
+        (mass, rotations): (&[f64; LANES], &Rotations),
         m: &mut LaneMiddles,
     ) {
+        // The inertias' inverses eight at a time in lanes, the same bits as body by body
+        // (the lone body's rotation is not gathered: its one inverse is taken alone).
+        let hull = &**self.hull;
+        if !self.alone {
+            let hull_inertia = (&hull.unit_inertia, hull.info.centroid);
+            let (com, out) = (&m.end.com, &mut m.inverse_inertias);
+            if bodies.len() <= lanes::HALF {
+                inverse_hull_inertias::<{ lanes::HALF }>(rotations, com, mass, hull_inertia, out);
+            } else {
+                inverse_hull_inertias::<LANES>(rotations, com, mass, hull_inertia, out);
+            }
+        }
         for (l, (body, state)) in bodies.iter().zip(states).enumerate() {
             let Some(body) = body else {
                 continue;
@@ -381,7 +398,9 @@ impl Lanes<'_> {
                 wetted_moment: lane_vector(&one.area_moment, l),
                 ..PassOne::default()
             };
-            m.inverse_inertias[l] = body.inertia(body.host_inertia(), body.desc.mass, state, com).inverse();
+            if self.alone || body.host_inertia().is_some() {
+                m.inverse_inertias[l] = body.inertia(body.host_inertia(), body.desc.mass, state, com).inverse();
+            }
             let middle = after_pass_one(
                 StepInputs::first(body, state, self.dt, &self.conditions),
                 &self.hull.info,
