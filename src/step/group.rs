@@ -11,12 +11,13 @@ use super::after_pass_one::{Middle, after_pass_one};
 use super::finish::finish;
 use super::inertia::inverse_hull_inertias;
 use super::pass_one::{PassOne, Sum};
-use crate::body::{Body, BodyForces, BodyState, Conditions, Discard, KeptReplay, StepDesc, StepInputs};
+use crate::body::{Body, BodyForces, BodyState, Conditions, Derived, Discard, KeptReplay, StepDesc, StepInputs};
 use crate::error::Result;
 use crate::forces::air::air_factor;
 use crate::forces::buoyancy;
+use crate::forces::limiter::{self, MotionLanes};
 use crate::forces::slamming::SlammingParams;
-use crate::forces::{FORCE_AIR, FORCE_SLAMMING};
+use crate::forces::{FORCE_AIR, FORCE_DAMPING, FORCE_SLAMMING, damping};
 use crate::hull::Hull;
 use crate::loops::lanes::{
     self, DragLanes, Group, LANES, LaneHistory, LaneMotion, LaneScratch, LaneVectors, LoneScratch, PassOneConstants,
@@ -155,6 +156,8 @@ struct LaneMiddles {
     totals: [PassOne; LANES],
     middles: [Option<Middle>; LANES],
     inverse_inertias: [DMat3; LANES],
+    /// The same by column and component, then lane (a group's, not a body alone's).
+    inverse_inertia_lanes: [[f64; LANES]; 9],
     /// The motion at the end of the step, at which pass two computes drag.
     end: LaneMotion,
     viscous_factor: [f64; LANES],
@@ -166,6 +169,7 @@ impl Default for LaneMiddles {
             totals: [PassOne::default(); LANES],
             middles: [None; LANES],
             inverse_inertias: [DMat3::ZERO; LANES],
+            inverse_inertia_lanes: [[0.0; LANES]; 9],
             end: LaneMotion::default(),
             viscous_factor: [0.0; LANES],
         }
@@ -365,7 +369,7 @@ impl Lanes<'_> {
         let hull = &**self.hull;
         if !self.alone {
             let hull_inertia = (&hull.unit_inertia, hull.info.centroid);
-            let (com, out) = (&m.end.com, &mut m.inverse_inertias);
+            let (com, out) = (&m.end.com, (&mut m.inverse_inertias, &mut m.inverse_inertia_lanes));
             if bodies.len() <= lanes::HALF {
                 inverse_hull_inertias::<{ lanes::HALF }>(rotations, com, mass, hull_inertia, out);
             } else {
@@ -476,6 +480,15 @@ impl Lanes<'_> {
         drag: Option<DragLanes>,
         results: &mut [Result<BodyForces>],
     ) {
+        // Both limiters' factors for the group in lanes (a body alone: in `finish`).
+        let mut scales = ([1.0; LANES], [1.0; LANES]);
+        if !self.alone {
+            if bodies.len() <= lanes::HALF {
+                self.limit_in_lanes::<{ lanes::HALF }>(bodies, states, one, m, &drag, &mut scales);
+            } else {
+                self.limit_in_lanes::<LANES>(bodies, states, one, m, &drag, &mut scales);
+            }
+        }
         for (l, (body, state)) in bodies.iter_mut().zip(states).enumerate() {
             // (Borrowed: a copy of each body's `Middle` cost more than the rest of the loop's
             // bookkeeping.)
@@ -491,8 +504,20 @@ impl Lanes<'_> {
                 ),
                 None => (DVec3::ZERO, DVec3::ZERO, DVec3::ZERO),
             };
+            // The limiters' factors as a replay passes them (the rest of `Derived` is the
+            // end motion `finish` reads from `middle`).
+            let derived = (!self.alone).then_some(Derived {
+                end_velocity: middle.v_end,
+                end_angular_velocity: middle.omega_end,
+                water_scale: scales.0[l],
+                air_scale: scales.1[l],
+            });
+            let inputs = StepInputs {
+                derived,
+                ..StepInputs::first(body, state, self.dt, &self.conditions)
+            };
             let (forces, derived) = finish(
-                StepInputs::first(body, state, self.dt, &self.conditions),
+                inputs,
                 &m.totals[l],
                 middle,
                 drag,
@@ -511,6 +536,81 @@ impl Lanes<'_> {
                 *result = body.commit(forces, replay);
             }
         }
+    }
+}
+
+impl Lanes<'_> {
+    /// Each body's factors of [`limiter::limit`] for the water's and the air's
+    /// dissipative forces, as `finish` works them out body by body (the same sums of the
+    /// same forces, damping's included), `N` bodies at once in lanes.
+    #[inline(always)]
+    fn limit_in_lanes<const N: usize>(
+        &self,
+        bodies: &[Option<&mut Body>],
+        states: &[&BodyState],
+        one: &PassOneSums,
+        m: &LaneMiddles,
+        drag: &Option<DragLanes>,
+        (water_scale, air_scale): &mut ([f64; LANES], [f64; LANES]),
+    ) {
+        let zero = [[0.0; N]; 3];
+        let mut water = MotionLanes::<N> {
+            force: zero,
+            torque: zero,
+            velocity: zero,
+            angular_velocity: zero,
+            mass: [0.0; N],
+        };
+        let mut air = water;
+        for (l, (body, state)) in bodies.iter().zip(states).enumerate().take(N) {
+            let (Some(body), Some(middle)) = (body, &m.middles[l]) else {
+                continue;
+            };
+            let desc = &body.desc;
+            let (mut damping_force, mut damping_couple) = (DVec3::ZERO, DVec3::ZERO);
+            if desc.forces & FORCE_DAMPING != 0 {
+                (damping_force, damping_couple) = damping::damping(
+                    middle.relative_end,
+                    middle.omega_end,
+                    middle.wetted_ratio,
+                    desc.linear_damping,
+                    desc.angular_damping,
+                );
+            }
+            let (viscous, pressure, torque) = match drag {
+                Some(d) => (
+                    lane_vector(&d.viscous, l),
+                    lane_vector(&d.pressure, l),
+                    lane_vector(&d.torque, l),
+                ),
+                None => (DVec3::ZERO, DVec3::ZERO, DVec3::ZERO),
+            };
+            let slamming = &m.totals[l].slamming;
+            let force = viscous + pressure + slamming.force + damping_force;
+            let torque = torque + slamming.torque + damping_couple;
+            let air_velocity = state.linear_velocity - self.conditions.wind;
+            for c in 0..3 {
+                water.force[c][l] = force[c];
+                water.torque[c][l] = torque[c];
+                water.velocity[c][l] = middle.relative_end[c];
+                water.angular_velocity[c][l] = middle.omega_end[c];
+                air.force[c][l] = one.air_force[c][l];
+                air.torque[c][l] = one.air_torque[c][l];
+                air.velocity[c][l] = air_velocity[c];
+                air.angular_velocity[c][l] = state.angular_velocity[c];
+            }
+            water.mass[l] = desc.mass;
+            air.mass[l] = desc.mass;
+        }
+        let mut inverse_inertia = [[0.0; N]; 9];
+        for (to, from) in inverse_inertia.iter_mut().zip(&m.inverse_inertia_lanes) {
+            to.copy_from_slice(&from[..N]);
+        }
+        let mut scale = [0.0; N];
+        limiter::limit_lanes(&water, &inverse_inertia, self.dt, &mut scale);
+        water_scale[..N].copy_from_slice(&scale);
+        limiter::limit_lanes(&air, &inverse_inertia, self.dt, &mut scale);
+        air_scale[..N].copy_from_slice(&scale);
     }
 }
 

@@ -38,7 +38,8 @@ type Lanes = [f64; LANES];
 /// [`hull_inertia`]`(..).inverse()` for the first `N` lanes' bodies at once (`N` at most
 /// [`LANES`]; a group of four takes half the work of eight): lane `l`'s rotation has
 /// columns `rotations[k][..][l]`, its centre of mass is `com[..][l]` and its mass
-/// `mass[l]`; its inverse inertia goes to `out[l]`. The same arithmetic in the same order
+/// `mass[l]`; its inverse inertia goes to `out[l]`, and to `lanes[3 k + i][l]` by column
+/// `k` and component `i`. The same arithmetic in the same order
 /// as the reference, lane by lane (plain loops: `array::from_fn` and `array::map` may be
 /// left out of line, compiled for the baseline processor).
 #[inline(always)]
@@ -47,7 +48,7 @@ pub(crate) fn inverse_hull_inertias<const N: usize>(
     com: &[Lanes; 3],
     mass: &Lanes,
     (unit, centroid): (&DMat3, DVec3),
-    out: &mut [DMat3; LANES],
+    (out, lanes): (&mut [DMat3; LANES], &mut [Lanes; 9]),
 ) {
     let [r0, r1, r2] = rotations;
     let u = unit.to_cols_array_2d();
@@ -79,7 +80,7 @@ pub(crate) fn inverse_hull_inertias<const N: usize>(
         }
     }
     // The inverse: the columns' cross products over the determinant, transposed.
-    let mut inverse = [[[0.0; LANES]; 3]; 3];
+    let inverse = lanes;
     for l in 0..N {
         // (No closures here: one may be left out of line, compiled for the baseline
         // processor.)
@@ -90,17 +91,17 @@ pub(crate) fn inverse_hull_inertias<const N: usize>(
         ];
         let tmp = [cross(y, z), cross(z, x), cross(x, y)];
         let inverse_determinant = 1.0 / (x[0] * tmp[0][0] + x[1] * tmp[0][1] + x[2] * tmp[0][2]);
-        for (k, column) in inverse.iter_mut().enumerate() {
-            for (i, value) in column.iter_mut().enumerate() {
-                value[l] = tmp[i][k] * inverse_determinant;
+        for k in 0..3 {
+            for i in 0..3 {
+                inverse[3 * k + i][l] = tmp[i][k] * inverse_determinant;
             }
         }
     }
     for (l, matrix) in out.iter_mut().enumerate().take(N) {
         *matrix = DMat3::from_cols(
-            DVec3::new(inverse[0][0][l], inverse[0][1][l], inverse[0][2][l]),
-            DVec3::new(inverse[1][0][l], inverse[1][1][l], inverse[1][2][l]),
-            DVec3::new(inverse[2][0][l], inverse[2][1][l], inverse[2][2][l]),
+            DVec3::new(inverse[0][l], inverse[1][l], inverse[2][l]),
+            DVec3::new(inverse[3][l], inverse[4][l], inverse[5][l]),
+            DVec3::new(inverse[6][l], inverse[7][l], inverse[8][l]),
         );
     }
 }
@@ -152,10 +153,17 @@ mod tests {
             mass[l] = if l == 5 { 0.0 } else { 3.0 + 11.0 * t };
             expected[l] = hull_inertia(&rotation, &unit, centroid, c, mass[l]).inverse();
         }
-        let mut out = [DMat3::IDENTITY; LANES];
-        inverse_hull_inertias::<LANES>(&rotations, &com, &mass, (&unit, centroid), &mut out);
+        let (mut out, mut lanes) = ([DMat3::IDENTITY; LANES], [[0.0; LANES]; 9]);
+        inverse_hull_inertias::<LANES>(&rotations, &com, &mass, (&unit, centroid), (&mut out, &mut lanes));
         let mut half = [DMat3::IDENTITY; LANES];
-        inverse_hull_inertias::<{ LANES / 2 }>(&rotations, &com, &mass, (&unit, centroid), &mut half);
+        let mut half_lanes = [[0.0; LANES]; 9];
+        inverse_hull_inertias::<{ LANES / 2 }>(
+            &rotations,
+            &com,
+            &mass,
+            (&unit, centroid),
+            (&mut half, &mut half_lanes),
+        );
         assert_eq!(half[..LANES / 2], out[..LANES / 2]);
         assert_eq!(half[LANES / 2..], [DMat3::IDENTITY; LANES / 2]);
         for l in 0..LANES {
@@ -167,6 +175,9 @@ mod tests {
                 );
             }
             assert_eq!(out[l].is_finite(), l != 5);
+            for (k, value) in out[l].to_cols_array().iter().enumerate() {
+                assert!(value.to_bits() == lanes[k][l].to_bits() || value.is_nan() && lanes[k][l].is_nan());
+            }
         }
         // The reference is the tensor: a level body whose centre of mass is its centroid
         // has the hull's unit inertia times its mass.
