@@ -78,7 +78,10 @@ fn step_in_lanes_here(
         dt,
     };
     let mut scratch = GroupScratch::take();
-    let (motion, mass, rotations) = lanes.gather(bodies, states, &mut scratch.lanes);
+    let (motion, mass) = {
+        let GroupScratch { lanes: to, middles } = &mut *scratch;
+        lanes.gather(bodies, states, to, &mut middles.rotations)
+    };
     let GroupScratch {
         lanes:
             LaneScratch {
@@ -103,7 +106,7 @@ fn step_in_lanes_here(
     // lanes are never read; the motion and the viscous factors are every lane's.
     middles.end = motion;
     middles.viscous_factor = [0.0; LANES];
-    lanes.after_pass_one(bodies, states, &one, (&mass, &rotations), middles);
+    lanes.after_pass_one(bodies, states, &one, &mass, middles);
     let drag = lanes.pass_two(bodies, &group, kinds, lone, middles);
     passes.stop();
     write_histories(bodies, history);
@@ -158,6 +161,9 @@ struct LaneMiddles {
     inverse_inertias: [DMat3; LANES],
     /// The same by column and component, then lane (a group's, not a body alone's).
     inverse_inertia_lanes: [[f64; LANES]; 9],
+    /// Each lane's rotation (a group's, not a body alone's), written by `gather` (kept
+    /// here: returned with the motion, it was copied twice, about 200 instructions a step).
+    rotations: Rotations,
     /// The motion at the end of the step, at which pass two computes drag.
     end: LaneMotion,
     viscous_factor: [f64; LANES],
@@ -169,6 +175,7 @@ impl Default for LaneMiddles {
             totals: [PassOne::default(); LANES],
             middles: [None; LANES],
             inverse_inertias: [DMat3::ZERO; LANES],
+            rotations: [[[0.0; LANES]; 3]; 3],
             inverse_inertia_lanes: [[0.0; LANES]; 9],
             end: LaneMotion::default(),
             viscous_factor: [0.0; LANES],
@@ -191,7 +198,8 @@ impl Lanes<'_> {
         bodies: &[Option<&mut Body>],
         states: &[&BodyState],
         scratch: &mut LaneScratch,
-    ) -> (LaneMotion, [f64; LANES], Rotations) {
+        rotations: &mut Rotations,
+    ) -> (LaneMotion, [f64; LANES]) {
         let hull = self.hull;
         let count = bodies.len();
         let (vertex_count, triangle_count) = if self.alone {
@@ -210,7 +218,6 @@ impl Lanes<'_> {
         let mut motion = LaneMotion::default();
         let mut mass = [0.0; LANES];
         // Each lane's rotation by axis and component, and where its numbers are.
-        let mut rotations = [[[0.0; LANES]; 3]; 3];
         let mut heights: [&[f64]; LANES] = [&[]; LANES];
         let mut water: [&[DVec3]; LANES] = [&[]; LANES];
         let mut priors: [[&[f32]; 3]; LANES] = [[&[]; 3]; LANES];
@@ -254,7 +261,7 @@ impl Lanes<'_> {
             if self.alone {
                 continue;
             }
-            for axis in &mut rotations {
+            for axis in rotations.iter_mut() {
                 for component in axis {
                     component[l] = component[last];
                 }
@@ -266,7 +273,7 @@ impl Lanes<'_> {
         // Vertex by vertex and row by row, each lane group built from the eight bodies'
         // numbers and stored whole: lane by lane, the compiler scattered every vertex's and
         // row's numbers into their groups. (`DMat3 * DVec3`'s arithmetic, lane by lane.)
-        let [x_axis, y_axis, z_axis] = &rotations;
+        let [x_axis, y_axis, z_axis] = &*rotations;
         for (v, (column, local)) in scratch.vertices.iter_mut().zip(&hull.positions).enumerate() {
             for c in 0..3 {
                 column[c] =
@@ -289,7 +296,7 @@ impl Lanes<'_> {
                 before[2][l] = f64::from(z);
             }
         }
-        (motion, mass, rotations)
+        (motion, mass)
     }
 
     /// Pass one for the group (a body alone: its own triangles, eight at a time).
@@ -361,7 +368,7 @@ impl Lanes<'_> {
         bodies: &[Option<&mut Body>],
         states: &[&BodyState],
         one: &PassOneSums,
-        (mass, rotations): (&[f64; LANES], &Rotations),
+        mass: &[f64; LANES],
         m: &mut LaneMiddles,
     ) {
         // The inertias' inverses eight at a time in lanes, the same bits as body by body
@@ -369,7 +376,8 @@ impl Lanes<'_> {
         let hull = &**self.hull;
         if !self.alone {
             let hull_inertia = (&hull.unit_inertia, hull.info.centroid);
-            let (com, out) = (&m.end.com, (&mut m.inverse_inertias, &mut m.inverse_inertia_lanes));
+            let (rotations, com) = (&m.rotations, &m.end.com);
+            let out = (&mut m.inverse_inertias, &mut m.inverse_inertia_lanes);
             if bodies.len() <= lanes::HALF {
                 inverse_hull_inertias::<{ lanes::HALF }>(rotations, com, mass, hull_inertia, out);
             } else {
