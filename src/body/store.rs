@@ -353,7 +353,7 @@ impl Body {
             let axes = rotation * host.axes;
             return axes * DMat3::from_diagonal(host.moments) * axes.transpose();
         }
-        crate::step::inertia::hull_inertia(&rotation, &self.hull.unit_inertia, self.hull.info.centroid, com, mass)
+        crate::hull::inertia::hull_inertia(&rotation, &self.hull.unit_inertia, self.hull.info.centroid, com, mass)
     }
 
     /// The host's inertia, if the description gives it.

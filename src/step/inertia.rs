@@ -10,7 +10,7 @@
 //! I^-1 = (1 / (x . (y x z))) (y x z, z x x, x x y)^T     with x, y, z the columns of I
 //! ```
 //!
-//! [`hull_inertia`] is the one-body reference (`glam`'s matrix arithmetic);
+//! [`hull_inertia`](crate::hull::inertia::hull_inertia) is the one-body reference (`glam`'s matrix arithmetic);
 //! [`inverse_hull_inertias`] does the same arithmetic, operation for operation and in the
 //! same order, for eight bodies at once, one in each lane: the compiler turns its loops
 //! over the lanes into vector instructions, and every lane's numbers are the reference's
@@ -18,24 +18,14 @@
 
 use glam::{DMat3, DVec3};
 
+#[cfg(test)]
+use crate::hull::inertia::hull_inertia;
 use crate::loops::lanes::LANES;
-
-/// A body's inertia tensor about its centre of mass `com` (relative to its position),
-/// world axes: the hull's unit inertia `unit` about its centroid `centroid` (body axes),
-/// turned by `rotation`, moved to `com` and scaled by `mass`.
-#[inline(always)]
-pub(crate) fn hull_inertia(rotation: &DMat3, unit: &DMat3, centroid: DVec3, com: DVec3, mass: f64) -> DMat3 {
-    let centroid = *rotation * centroid;
-    let d = com - centroid;
-    let about_centroid = *rotation * *unit * rotation.transpose();
-    let shift = DMat3::from_diagonal(DVec3::splat(d.length_squared())) - DMat3::from_cols(d * d.x, d * d.y, d * d.z);
-    (about_centroid + shift) * mass
-}
 
 /// Eight numbers, one a lane.
 type Lanes = [f64; LANES];
 
-/// [`hull_inertia`]`(..).inverse()` for the first `N` lanes' bodies at once (`N` at most
+/// [`hull_inertia`](crate::hull::inertia::hull_inertia)`(..).inverse()` for the first `N` lanes' bodies at once (`N` at most
 /// [`LANES`]; a group of four takes half the work of eight): lane `l`'s rotation has
 /// columns `rotations[k][..][l]`, its centre of mass is `com[..][l]` and its mass
 /// `mass[l]`; its inverse inertia goes to `out[l]`, and to `lanes[3 k + i][l]` by column
