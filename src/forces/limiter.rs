@@ -166,17 +166,17 @@ pub fn limit(force: DVec3, torque: DVec3, motion: &Motion, dt: f64) -> f64 {
 /// Eight bodies' (or fewer) dissipative forces and motions, one body in each lane, for
 /// [`limit_lanes`]: vectors by component, then lane.
 #[derive(Clone, Copy, Debug)]
-pub struct MotionLanes<const N: usize> {
+pub(crate) struct MotionLanes<const N: usize> {
     /// The dissipative forces, N.
-    pub force: [[f64; N]; 3],
+    pub(crate) force: [[f64; N]; 3],
     /// The dissipative torques, N m.
-    pub torque: [[f64; N]; 3],
+    pub(crate) torque: [[f64; N]; 3],
     /// [`Motion::velocity`], lane by lane.
-    pub velocity: [[f64; N]; 3],
+    pub(crate) velocity: [[f64; N]; 3],
     /// [`Motion::angular_velocity`], lane by lane.
-    pub angular_velocity: [[f64; N]; 3],
+    pub(crate) angular_velocity: [[f64; N]; 3],
     /// [`Motion::mass`], lane by lane.
-    pub mass: [f64; N],
+    pub(crate) mass: [f64; N],
 }
 
 /// [`limit`] for `N` bodies at once, one in each lane: `inverse_inertia[3 k + i][l]` is
@@ -184,9 +184,9 @@ pub struct MotionLanes<const N: usize> {
 /// arithmetic in the same order, each branch taken as a choice between both sides and
 /// every number in an array of lanes, so that the compiler can turn the loops over the
 /// lanes into vector instructions. The one rare branch that inverts a matrix (a spin's
-/// reversal bound, checked against [`negligible_spin`]) is taken lane by lane after.
+/// reversal bound, checked against `negligible_spin`) is taken lane by lane after.
 #[inline(always)]
-pub fn limit_lanes<const N: usize>(
+pub(crate) fn limit_lanes<const N: usize>(
     lanes: &MotionLanes<N>,
     inverse_inertia: &[[f64; N]; 9],
     dt: f64,
