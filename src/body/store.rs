@@ -353,12 +353,7 @@ impl Body {
             let axes = rotation * host.axes;
             return axes * DMat3::from_diagonal(host.moments) * axes.transpose();
         }
-        let centroid = rotation * self.hull.info.centroid;
-        let d = com - centroid;
-        let about_centroid = rotation * self.hull.unit_inertia * rotation.transpose();
-        let shift =
-            DMat3::from_diagonal(DVec3::splat(d.length_squared())) - DMat3::from_cols(d * d.x, d * d.y, d * d.z);
-        (about_centroid + shift) * mass
+        crate::hull::inertia::hull_inertia(&rotation, &self.hull.unit_inertia, self.hull.info.centroid, com, mass)
     }
 
     /// The host's inertia, if the description gives it.

@@ -163,6 +163,112 @@ pub fn limit(force: DVec3, torque: DVec3, motion: &Motion, dt: f64) -> f64 {
     implicit_scale_of(force, torque, motion, dt, rate).min(no_reversal_scale_of(force, motion, dt, rate))
 }
 
+/// Eight bodies' (or fewer) dissipative forces and motions, one body in each lane, for
+/// [`limit_lanes`]: vectors by component, then lane.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MotionLanes<const N: usize> {
+    /// The dissipative forces, N.
+    pub(crate) force: [[f64; N]; 3],
+    /// The dissipative torques, N m.
+    pub(crate) torque: [[f64; N]; 3],
+    /// [`Motion::velocity`], lane by lane.
+    pub(crate) velocity: [[f64; N]; 3],
+    /// [`Motion::angular_velocity`], lane by lane.
+    pub(crate) angular_velocity: [[f64; N]; 3],
+    /// [`Motion::mass`], lane by lane.
+    pub(crate) mass: [f64; N],
+}
+
+/// [`limit`] for `N` bodies at once, one in each lane: `inverse_inertia[3 k + i][l]` is
+/// component `i` of column `k` of lane `l`'s [`Motion::inverse_inertia`]. The same
+/// arithmetic in the same order, each branch taken as a choice between both sides and
+/// every number in an array of lanes, so that the compiler can turn the loops over the
+/// lanes into vector instructions. The one rare branch that inverts a matrix (a spin's
+/// reversal bound, checked against `negligible_spin`) is taken lane by lane after.
+#[inline(always)]
+pub(crate) fn limit_lanes<const N: usize>(
+    lanes: &MotionLanes<N>,
+    inverse_inertia: &[[f64; N]; 9],
+    dt: f64,
+    out: &mut [f64; N],
+) {
+    let MotionLanes {
+        force: f,
+        torque: t,
+        velocity: v,
+        angular_velocity: w,
+        mass,
+    } = lanes;
+    let m = inverse_inertia;
+    // `spin_rate`: `I^-1 tau` when the inverse is finite (`&`, not `&&`: no branches).
+    let mut finite = [true; N];
+    for component in m {
+        for l in 0..N {
+            finite[l] &= component[l].is_finite();
+        }
+    }
+    let mut rate = [[0.0; N]; 3];
+    for (i, r) in rate.iter_mut().enumerate() {
+        for l in 0..N {
+            r[l] = m[i][l] * t[0][l] + m[3 + i][l] * t[1][l] + m[6 + i][l] * t[2][l];
+        }
+    }
+    let mut energy = [0.0; N];
+    let mut spin_bound = [0.0; N];
+    let mut spin_binds = [false; N];
+    for l in 0..N {
+        // `implicit_scale_of`.
+        let removed = -((f[0][l] * v[0][l] + f[1][l] * v[1][l] + f[2][l] * v[2][l])
+            + (t[0][l] * w[0][l] + t[1][l] * w[1][l] + t[2][l] * w[2][l]));
+        let spin = if finite[l] {
+            t[0][l] * rate[0][l] + t[1][l] * rate[1][l] + t[2][l] * rate[2][l]
+        } else {
+            0.0
+        };
+        let force_squared = f[0][l] * f[0][l] + f[1][l] * f[1][l] + f[2][l] * f[2][l];
+        let lambda = dt * (force_squared / mass[l] + spin.max(0.0)) / removed;
+        let limited = if lambda.is_finite() {
+            (1.0 - 0.25 / lambda) / lambda
+        } else {
+            0.0
+        };
+        energy[l] = if removed <= 0.0 || lambda <= 0.5 { 1.0 } else { limited };
+        // `no_reversal_scale_of`, but for the spin's bound.
+        let k = dt / mass[l];
+        let opposed = -((f[0][l] * k) * v[0][l] + (f[1][l] * k) * v[1][l] + (f[2][l] * k) * v[2][l]);
+        let speed_squared = v[0][l] * v[0][l] + v[1][l] * v[1][l] + v[2][l] * v[2][l];
+        out[l] = if opposed > speed_squared {
+            speed_squared / opposed
+        } else {
+            1.0
+        };
+        let opposed = -((rate[0][l] * dt) * w[0][l] + (rate[1][l] * dt) * w[1][l] + (rate[2][l] * dt) * w[2][l]);
+        let spin_squared = w[0][l] * w[0][l] + w[1][l] * w[1][l] + w[2][l] * w[2][l];
+        spin_binds[l] = finite[l] & (opposed > spin_squared);
+        spin_bound[l] = spin_squared / opposed;
+    }
+    for l in 0..N {
+        if spin_binds[l] {
+            let mut inverse = [0.0; 9];
+            for (to, from) in inverse.iter_mut().zip(m) {
+                *to = from[l];
+            }
+            let motion = Motion {
+                velocity: DVec3::new(v[0][l], v[1][l], v[2][l]),
+                angular_velocity: DVec3::new(w[0][l], w[1][l], w[2][l]),
+                mass: mass[l],
+                inverse_inertia: DMat3::from_cols_array(&inverse),
+            };
+            if !negligible_spin(&motion) {
+                out[l] = out[l].min(spin_bound[l]);
+            }
+        }
+    }
+    for l in 0..N {
+        out[l] = energy[l].min(out[l]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,5 +387,144 @@ mod tests {
         // tau = -k w with k = 50: lambda = k dt / I = 50 * 0.1 / 0.5 = 10.
         let s = implicit_scale(DVec3::ZERO, -50.0 * w, &motion(DVec3::ZERO, w), 0.1);
         assert!((s * 10.0 - (1.0 - 0.025)).abs() < 1e-15);
+    }
+
+    /// The lanes' factors are [`limit`]'s bits, lane by lane, through every branch:
+    /// driving forces, weak and strong drag, a massless body, a non-finite inverse
+    /// inertia, the velocity's and the spin's reversal bounds, a negligible spin.
+    #[test]
+    fn lanes_match_the_one_body_limiter_bit_for_bit() {
+        const N: usize = 8;
+        let dt = 0.05;
+        let inverse = |k: f64| {
+            DMat3::from_cols(
+                DVec3::new(0.5 * k, 0.01, 0.0),
+                DVec3::new(0.01, 0.4 * k, -0.02),
+                DVec3::new(0.0, -0.02, 0.3 * k),
+            )
+        };
+        let cases: [(DVec3, DVec3, Motion); N] = [
+            // Driving: the water pulls the body along.
+            (
+                DVec3::X,
+                DVec3::ZERO,
+                Motion {
+                    velocity: DVec3::X,
+                    angular_velocity: DVec3::ZERO,
+                    mass: 2.0,
+                    inverse_inertia: inverse(1.0),
+                },
+            ),
+            // Weak drag.
+            (
+                -0.1 * DVec3::Y,
+                DVec3::new(0.0, 0.0, -0.01),
+                Motion {
+                    velocity: DVec3::Y,
+                    angular_velocity: DVec3::Z,
+                    mass: 2.0,
+                    inverse_inertia: inverse(1.0),
+                },
+            ),
+            // Strong drag, off-centre.
+            (
+                DVec3::new(0.0, 800.0, 10.0),
+                DVec3::new(30.0, 0.0, -900.0),
+                Motion {
+                    velocity: DVec3::new(0.3, -1.0, 0.0),
+                    angular_velocity: DVec3::new(0.0, 0.0, 10.0),
+                    mass: 100.0,
+                    inverse_inertia: inverse(0.1),
+                },
+            ),
+            // Massless.
+            (
+                -DVec3::X,
+                DVec3::ZERO,
+                Motion {
+                    velocity: DVec3::X,
+                    angular_velocity: DVec3::ZERO,
+                    mass: 0.0,
+                    inverse_inertia: inverse(1.0),
+                },
+            ),
+            // A non-finite inverse inertia.
+            (
+                -3.0 * DVec3::X,
+                DVec3::Y,
+                Motion {
+                    velocity: DVec3::X,
+                    angular_velocity: DVec3::Y,
+                    mass: 1.0,
+                    inverse_inertia: DMat3::from_diagonal(DVec3::new(f64::INFINITY, 1.0, 1.0)),
+                },
+            ),
+            // The spin's reversal bound.
+            (
+                DVec3::ZERO,
+                DVec3::new(0.0, 0.0, -1.0e5),
+                Motion {
+                    velocity: DVec3::ZERO,
+                    angular_velocity: DVec3::new(0.0, 0.0, 2.0),
+                    mass: 100.0,
+                    inverse_inertia: inverse(0.05),
+                },
+            ),
+            // A spin of rounding size under a heave: its bound is ignored.
+            (
+                DVec3::new(0.0, -5.0, 0.0),
+                DVec3::new(-1e-3, 0.0, 0.0),
+                Motion {
+                    velocity: DVec3::new(0.0, 0.3, 0.0),
+                    angular_velocity: DVec3::new(1e-12, 0.0, 0.0),
+                    mass: 2.0,
+                    inverse_inertia: inverse(1.0),
+                },
+            ),
+            // The velocity's reversal bound, with a tilted push.
+            (
+                DVec3::new(300.0, 8000.0, 0.0),
+                DVec3::new(0.0, 0.0, -8944.0),
+                Motion {
+                    velocity: DVec3::new(0.0, -1.0, 0.0),
+                    angular_velocity: DVec3::new(0.0, 0.0, 10.0),
+                    mass: 100.0,
+                    inverse_inertia: DMat3::from_diagonal(DVec3::splat(1.0 / 20.0)),
+                },
+            ),
+        ];
+        let mut lanes = MotionLanes::<N> {
+            force: [[0.0; N]; 3],
+            torque: [[0.0; N]; 3],
+            velocity: [[0.0; N]; 3],
+            angular_velocity: [[0.0; N]; 3],
+            mass: [0.0; N],
+        };
+        let mut inverses = [[0.0; N]; 9];
+        for (l, (force, torque, motion)) in cases.iter().enumerate() {
+            for c in 0..3 {
+                lanes.force[c][l] = force[c];
+                lanes.torque[c][l] = torque[c];
+                lanes.velocity[c][l] = motion.velocity[c];
+                lanes.angular_velocity[c][l] = motion.angular_velocity[c];
+            }
+            lanes.mass[l] = motion.mass;
+            for (k, value) in motion.inverse_inertia.to_cols_array().iter().enumerate() {
+                inverses[k][l] = *value;
+            }
+        }
+        let mut out = [f64::NAN; N];
+        limit_lanes(&lanes, &inverses, dt, &mut out);
+        let mut distinct = Vec::new();
+        for (l, (force, torque, motion)) in cases.iter().enumerate() {
+            let want = limit(*force, *torque, motion, dt);
+            assert_eq!(out[l].to_bits(), want.to_bits(), "lane {l}: {} vs {want}", out[l]);
+            if !distinct.contains(&want.to_bits()) {
+                distinct.push(want.to_bits());
+            }
+        }
+        // The cases reach more than one branch's answer (1, 0, and limited factors).
+        assert!(distinct.len() >= 4, "{distinct:?}");
+        assert!(out.contains(&1.0) && out.contains(&0.0));
     }
 }

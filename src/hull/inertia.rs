@@ -65,6 +65,25 @@ pub fn principal_axes(tensor: DMat3) -> (DVec3, DQuat) {
     )
 }
 
+/// A body's inertia tensor about its centre of mass `com` (relative to its position),
+/// world axes: the hull's unit inertia `unit` about its centroid `centroid` (body axes),
+/// turned by `rotation`, moved to `com` (parallel axes) and scaled by `mass`:
+///
+/// ```text
+/// I = ((R U) R^T + |d|^2 E - d d^T) m          d = com - R centroid
+/// ```
+///
+/// The step's lanes do the same arithmetic for eight bodies at once
+/// (`crate::step::inertia`).
+#[inline(always)]
+pub(crate) fn hull_inertia(rotation: &DMat3, unit: &DMat3, centroid: DVec3, com: DVec3, mass: f64) -> DMat3 {
+    let centroid = *rotation * centroid;
+    let d = com - centroid;
+    let about_centroid = *rotation * *unit * rotation.transpose();
+    let shift = DMat3::from_diagonal(DVec3::splat(d.length_squared())) - DMat3::from_cols(d * d.x, d * d.y, d * d.z);
+    (about_centroid + shift) * mass
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

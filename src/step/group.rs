@@ -9,13 +9,15 @@ use glam::{DMat3, DVec3};
 use super::Environment;
 use super::after_pass_one::{Middle, after_pass_one};
 use super::finish::finish;
+use super::inertia::inverse_hull_inertias;
 use super::pass_one::{PassOne, Sum};
-use crate::body::{Body, BodyForces, BodyState, Conditions, Discard, KeptReplay, StepDesc, StepInputs};
+use crate::body::{Body, BodyForces, BodyState, Conditions, Derived, Discard, KeptReplay, StepDesc, StepInputs};
 use crate::error::Result;
 use crate::forces::air::air_factor;
 use crate::forces::buoyancy;
+use crate::forces::limiter::{self, MotionLanes};
 use crate::forces::slamming::SlammingParams;
-use crate::forces::{FORCE_AIR, FORCE_SLAMMING};
+use crate::forces::{FORCE_AIR, FORCE_DAMPING, FORCE_SLAMMING, damping};
 use crate::hull::Hull;
 use crate::loops::lanes::{
     self, DragLanes, Group, LANES, LaneHistory, LaneMotion, LaneScratch, LaneVectors, LoneScratch, PassOneConstants,
@@ -76,7 +78,10 @@ fn step_in_lanes_here(
         dt,
     };
     let mut scratch = GroupScratch::take();
-    let (motion, mass) = lanes.gather(bodies, states, &mut scratch.lanes);
+    let (motion, mass) = {
+        let GroupScratch { lanes: to, middles } = &mut *scratch;
+        lanes.gather(bodies, states, to, &mut middles.rotations)
+    };
     let GroupScratch {
         lanes:
             LaneScratch {
@@ -101,13 +106,16 @@ fn step_in_lanes_here(
     // lanes are never read; the motion and the viscous factors are every lane's.
     middles.end = motion;
     middles.viscous_factor = [0.0; LANES];
-    lanes.after_pass_one(bodies, states, &one, middles);
+    lanes.after_pass_one(bodies, states, &one, &mass, middles);
     let drag = lanes.pass_two(bodies, &group, kinds, lone, middles);
     passes.stop();
     write_histories(bodies, history);
     lanes.finish(bodies, states, &one, middles, drag, results);
     GroupScratch::give_back(scratch);
 }
+
+/// Each lane's rotation matrix, by column and component.
+type Rotations = [[[f64; LANES]; 3]; 3];
 
 /// What the bodies of a group share.
 struct Lanes<'h> {
@@ -151,6 +159,11 @@ struct LaneMiddles {
     totals: [PassOne; LANES],
     middles: [Option<Middle>; LANES],
     inverse_inertias: [DMat3; LANES],
+    /// The same by column and component, then lane (a group's, not a body alone's).
+    inverse_inertia_lanes: [[f64; LANES]; 9],
+    /// Each lane's rotation (a group's, not a body alone's), written by `gather` (kept
+    /// here: returned with the motion, it was copied twice, about 200 instructions a step).
+    rotations: Rotations,
     /// The motion at the end of the step, at which pass two computes drag.
     end: LaneMotion,
     viscous_factor: [f64; LANES],
@@ -162,6 +175,8 @@ impl Default for LaneMiddles {
             totals: [PassOne::default(); LANES],
             middles: [None; LANES],
             inverse_inertias: [DMat3::ZERO; LANES],
+            rotations: [[[0.0; LANES]; 3]; 3],
+            inverse_inertia_lanes: [[0.0; LANES]; 9],
             end: LaneMotion::default(),
             viscous_factor: [0.0; LANES],
         }
@@ -183,6 +198,7 @@ impl Lanes<'_> {
         bodies: &[Option<&mut Body>],
         states: &[&BodyState],
         scratch: &mut LaneScratch,
+        rotations: &mut Rotations,
     ) -> (LaneMotion, [f64; LANES]) {
         let hull = self.hull;
         let count = bodies.len();
@@ -202,7 +218,6 @@ impl Lanes<'_> {
         let mut motion = LaneMotion::default();
         let mut mass = [0.0; LANES];
         // Each lane's rotation by axis and component, and where its numbers are.
-        let mut rotations = [[[0.0; LANES]; 3]; 3];
         let mut heights: [&[f64]; LANES] = [&[]; LANES];
         let mut water: [&[DVec3]; LANES] = [&[]; LANES];
         let mut priors: [[&[f32]; 3]; LANES] = [[&[]; 3]; LANES];
@@ -246,7 +261,7 @@ impl Lanes<'_> {
             if self.alone {
                 continue;
             }
-            for axis in &mut rotations {
+            for axis in rotations.iter_mut() {
                 for component in axis {
                     component[l] = component[last];
                 }
@@ -258,7 +273,7 @@ impl Lanes<'_> {
         // Vertex by vertex and row by row, each lane group built from the eight bodies'
         // numbers and stored whole: lane by lane, the compiler scattered every vertex's and
         // row's numbers into their groups. (`DMat3 * DVec3`'s arithmetic, lane by lane.)
-        let [x_axis, y_axis, z_axis] = &rotations;
+        let [x_axis, y_axis, z_axis] = &*rotations;
         for (v, (column, local)) in scratch.vertices.iter_mut().zip(&hull.positions).enumerate() {
             for c in 0..3 {
                 column[c] =
@@ -353,8 +368,22 @@ impl Lanes<'_> {
         bodies: &[Option<&mut Body>],
         states: &[&BodyState],
         one: &PassOneSums,
+        mass: &[f64; LANES],
         m: &mut LaneMiddles,
     ) {
+        // The inertias' inverses eight at a time in lanes, the same bits as body by body
+        // (the lone body's rotation is not gathered: its one inverse is taken alone).
+        let hull = &**self.hull;
+        if !self.alone {
+            let hull_inertia = (&hull.unit_inertia, hull.info.centroid);
+            let (rotations, com) = (&m.rotations, &m.end.com);
+            let out = (&mut m.inverse_inertias, &mut m.inverse_inertia_lanes);
+            if bodies.len() <= lanes::HALF {
+                inverse_hull_inertias::<{ lanes::HALF }>(rotations, com, mass, hull_inertia, out);
+            } else {
+                inverse_hull_inertias::<LANES>(rotations, com, mass, hull_inertia, out);
+            }
+        }
         for (l, (body, state)) in bodies.iter().zip(states).enumerate() {
             let Some(body) = body else {
                 continue;
@@ -381,7 +410,9 @@ impl Lanes<'_> {
                 wetted_moment: lane_vector(&one.area_moment, l),
                 ..PassOne::default()
             };
-            m.inverse_inertias[l] = body.inertia(body.host_inertia(), body.desc.mass, state, com).inverse();
+            if self.alone || body.host_inertia().is_some() {
+                m.inverse_inertias[l] = body.inertia(body.host_inertia(), body.desc.mass, state, com).inverse();
+            }
             let middle = after_pass_one(
                 StepInputs::first(body, state, self.dt, &self.conditions),
                 &self.hull.info,
@@ -457,6 +488,15 @@ impl Lanes<'_> {
         drag: Option<DragLanes>,
         results: &mut [Result<BodyForces>],
     ) {
+        // Both limiters' factors for the group in lanes (a body alone: in `finish`).
+        let mut scales = ([1.0; LANES], [1.0; LANES]);
+        if !self.alone {
+            if bodies.len() <= lanes::HALF {
+                self.limit_in_lanes::<{ lanes::HALF }>(bodies, states, one, m, &drag, &mut scales);
+            } else {
+                self.limit_in_lanes::<LANES>(bodies, states, one, m, &drag, &mut scales);
+            }
+        }
         for (l, (body, state)) in bodies.iter_mut().zip(states).enumerate() {
             // (Borrowed: a copy of each body's `Middle` cost more than the rest of the loop's
             // bookkeeping.)
@@ -472,8 +512,20 @@ impl Lanes<'_> {
                 ),
                 None => (DVec3::ZERO, DVec3::ZERO, DVec3::ZERO),
             };
+            // The limiters' factors as a replay passes them (the rest of `Derived` is the
+            // end motion `finish` reads from `middle`).
+            let derived = (!self.alone).then_some(Derived {
+                end_velocity: middle.v_end,
+                end_angular_velocity: middle.omega_end,
+                water_scale: scales.0[l],
+                air_scale: scales.1[l],
+            });
+            let inputs = StepInputs {
+                derived,
+                ..StepInputs::first(body, state, self.dt, &self.conditions)
+            };
             let (forces, derived) = finish(
-                StepInputs::first(body, state, self.dt, &self.conditions),
+                inputs,
                 &m.totals[l],
                 middle,
                 drag,
@@ -492,6 +544,81 @@ impl Lanes<'_> {
                 *result = body.commit(forces, replay);
             }
         }
+    }
+}
+
+impl Lanes<'_> {
+    /// Each body's factors of [`limiter::limit`] for the water's and the air's
+    /// dissipative forces, as `finish` works them out body by body (the same sums of the
+    /// same forces, damping's included), `N` bodies at once in lanes.
+    #[inline(always)]
+    fn limit_in_lanes<const N: usize>(
+        &self,
+        bodies: &[Option<&mut Body>],
+        states: &[&BodyState],
+        one: &PassOneSums,
+        m: &LaneMiddles,
+        drag: &Option<DragLanes>,
+        (water_scale, air_scale): &mut ([f64; LANES], [f64; LANES]),
+    ) {
+        let zero = [[0.0; N]; 3];
+        let mut water = MotionLanes::<N> {
+            force: zero,
+            torque: zero,
+            velocity: zero,
+            angular_velocity: zero,
+            mass: [0.0; N],
+        };
+        let mut air = water;
+        for (l, (body, state)) in bodies.iter().zip(states).enumerate().take(N) {
+            let (Some(body), Some(middle)) = (body, &m.middles[l]) else {
+                continue;
+            };
+            let desc = &body.desc;
+            let (mut damping_force, mut damping_couple) = (DVec3::ZERO, DVec3::ZERO);
+            if desc.forces & FORCE_DAMPING != 0 {
+                (damping_force, damping_couple) = damping::damping(
+                    middle.relative_end,
+                    middle.omega_end,
+                    middle.wetted_ratio,
+                    desc.linear_damping,
+                    desc.angular_damping,
+                );
+            }
+            let (viscous, pressure, torque) = match drag {
+                Some(d) => (
+                    lane_vector(&d.viscous, l),
+                    lane_vector(&d.pressure, l),
+                    lane_vector(&d.torque, l),
+                ),
+                None => (DVec3::ZERO, DVec3::ZERO, DVec3::ZERO),
+            };
+            let slamming = &m.totals[l].slamming;
+            let force = viscous + pressure + slamming.force + damping_force;
+            let torque = torque + slamming.torque + damping_couple;
+            let air_velocity = state.linear_velocity - self.conditions.wind;
+            for c in 0..3 {
+                water.force[c][l] = force[c];
+                water.torque[c][l] = torque[c];
+                water.velocity[c][l] = middle.relative_end[c];
+                water.angular_velocity[c][l] = middle.omega_end[c];
+                air.force[c][l] = one.air_force[c][l];
+                air.torque[c][l] = one.air_torque[c][l];
+                air.velocity[c][l] = air_velocity[c];
+                air.angular_velocity[c][l] = state.angular_velocity[c];
+            }
+            water.mass[l] = desc.mass;
+            air.mass[l] = desc.mass;
+        }
+        let mut inverse_inertia = [[0.0; N]; 9];
+        for (to, from) in inverse_inertia.iter_mut().zip(&m.inverse_inertia_lanes) {
+            to.copy_from_slice(&from[..N]);
+        }
+        let mut scale = [0.0; N];
+        limiter::limit_lanes(&water, &inverse_inertia, self.dt, &mut scale);
+        water_scale[..N].copy_from_slice(&scale);
+        limiter::limit_lanes(&air, &inverse_inertia, self.dt, &mut scale);
+        air_scale[..N].copy_from_slice(&scale);
     }
 }
 

@@ -22,6 +22,7 @@ pub(crate) mod commit;
 pub(crate) mod cut;
 pub(crate) mod finish;
 pub(crate) mod group;
+pub(crate) mod inertia;
 pub(crate) mod pass_one;
 pub(crate) mod pass_two;
 pub(crate) mod replay;
