@@ -6,12 +6,12 @@
 //! fails (one body's state is refused) is stepped body by body so that the others still
 //! float and the bad one is named.
 
-use std::collections::HashMap;
 use std::hash::Hash;
 
 use keel::{BodyDesc, BodyForces, BodyId, BodyState, HullId, World};
 
 use super::apply::{Application, application};
+use super::ids::IdMap;
 use super::mesh::BakedMesh;
 use super::params::{MassProperties, body_desc};
 
@@ -203,7 +203,7 @@ pub struct Fleet<K> {
     entries: Vec<Entry<K>>,
     /// Where each key's entry is: every body looks itself up several times a frame, and
     /// a search of the list made a crowd's frame quadratic.
-    positions: HashMap<K, usize>,
+    positions: IdMap<K, usize>,
     batch: Batch,
     stepped: Vec<usize>,
     /// Wall-clock seconds of the last batch step alone.
@@ -214,7 +214,7 @@ impl<K> Default for Fleet<K> {
     fn default() -> Self {
         Self {
             entries: Vec::new(),
-            positions: HashMap::new(),
+            positions: IdMap::default(),
             batch: Batch::default(),
             stepped: Vec::new(),
             step_seconds: 0.0,
