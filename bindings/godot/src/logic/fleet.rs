@@ -6,12 +6,12 @@
 //! fails (one body's state is refused) is stepped body by body so that the others still
 //! float and the bad one is named.
 
-use std::collections::HashMap;
 use std::hash::Hash;
 
 use keel::{BodyDesc, BodyForces, BodyId, BodyState, HullId, World};
 
 use super::apply::{Application, application};
+use super::ids::IdMap;
 use super::mesh::BakedMesh;
 use super::params::{MassProperties, body_desc};
 
@@ -83,11 +83,6 @@ pub struct Outcome {
 pub struct Batch {
     ids: Vec<BodyId>,
     states: Vec<BodyState>,
-    /// The outcomes, kept between frames (400 bodies' are about 120 kB, which a new
-    /// vector each frame would take from the allocator and give back), and written by
-    /// the batch itself: through a vector of `BodyForces` each body's forces were
-    /// copied twice more (about 300 instructions a box, a twentieth of its step).
-    results: Vec<Result<Outcome, String>>,
 }
 
 impl Batch {
@@ -113,36 +108,46 @@ impl Batch {
         self.ids.is_empty()
     }
 
-    /// Steps every body for `dt`: outcomes in push order, each body's error its own.
-    pub fn step(&mut self, world: &mut World, dt: f64) -> &[Result<Outcome, String>] {
+    /// Steps every body for `dt` and hands each body's outcome (or its own error) to
+    /// `write` with `out[i]`, the output of the `i`-th body pushed.
+    ///
+    /// The outcome goes straight where the caller keeps it: through a buffer of the
+    /// batch's own, each body's 300 bytes of outcome were copied twice more a frame
+    /// (some 190 instructions of `memcpy` a box in the replay of the bench scene,
+    /// `examples/scene_cost.rs`).
+    pub fn step<O: Send>(
+        &self,
+        world: &mut World,
+        dt: f64,
+        out: &mut [O],
+        write: impl Fn(Result<Outcome, String>, &mut O) + Sync,
+    ) {
+        assert_eq!(out.len(), self.ids.len(), "one output per body pushed");
         let outcome = |forces: &BodyForces| Outcome {
             forces: *forces,
             application: application(forces),
         };
-        // A batch that succeeds writes every body's outcome: last frame's stay in place
-        // until then, and only a change of the body count fills new ones.
-        let n = self.ids.len();
-        self.results.truncate(n);
-        self.results.resize_with(n, || Err(String::new()));
         let stepped = world.step_bodies(
             &self.ids,
             &self.states,
             dt,
-            &mut self.results,
+            out,
             |s| *s,
-            |f, o| *o = Ok(outcome(f)),
+            |f, o| {
+                write(Ok(outcome(f)), o);
+            },
         );
+        // A refused batch wrote nothing: each body is stepped alone, so that the others
+        // still float and the bad one has its own error.
         if stepped.is_err() {
-            self.results.clear();
-            self.results
-                .extend(self.ids.iter().zip(&self.states).map(|(id, state)| {
-                    world
-                        .step_body(*id, state, dt)
-                        .map(|f| outcome(&f))
-                        .map_err(|e| e.to_string())
-                }));
+            for ((id, state), o) in self.ids.iter().zip(&self.states).zip(out) {
+                let result = world
+                    .step_body(*id, state, dt)
+                    .map(|f| outcome(&f))
+                    .map_err(|e| e.to_string());
+                write(result, o);
+            }
         }
-        &self.results
     }
 }
 
@@ -203,7 +208,7 @@ pub struct Fleet<K> {
     entries: Vec<Entry<K>>,
     /// Where each key's entry is: every body looks itself up several times a frame, and
     /// a search of the list made a crowd's frame quadratic.
-    positions: HashMap<K, usize>,
+    positions: IdMap<K, usize>,
     batch: Batch,
     stepped: Vec<usize>,
     /// Wall-clock seconds of the last batch step alone.
@@ -214,7 +219,7 @@ impl<K> Default for Fleet<K> {
     fn default() -> Self {
         Self {
             entries: Vec::new(),
-            positions: HashMap::new(),
+            positions: IdMap::default(),
             batch: Batch::default(),
             stepped: Vec::new(),
             step_seconds: 0.0,
@@ -222,7 +227,7 @@ impl<K> Default for Fleet<K> {
     }
 }
 
-impl<K: Copy + Eq + Hash> Fleet<K> {
+impl<K: Copy + Eq + Hash + Send> Fleet<K> {
     fn index(&self, key: K) -> Option<usize> {
         self.positions.get(&key).copied()
     }
@@ -363,26 +368,31 @@ impl<K: Copy + Eq + Hash> Fleet<K> {
                 }
             }
         }
-        let start = std::time::Instant::now();
-        let results = self.batch.step(world, dt);
-        self.step_seconds = start.elapsed().as_secs_f64();
-        for (i, result) in self.stepped.iter().zip(results) {
-            let e = &mut self.entries[*i];
-            match result {
-                Ok(outcome) => {
-                    let wet = is_wet(&outcome.forces);
-                    if let Some(t) = transition(e.wet, wet) {
-                        e.transition = Some(t);
-                    }
-                    e.wet = wet;
-                    e.outcome = Some(*outcome);
-                }
-                Err(message) => {
-                    e.outcome = None;
-                    e.error = Some(message.clone());
-                }
+        // The stepped bodies' entries, in the batch's order: the batch writes each
+        // outcome into its entry. (A vector of references a frame, 8 bytes a body.)
+        let mut out: Vec<&mut Entry<K>> = Vec::with_capacity(self.stepped.len());
+        let mut next = self.stepped.iter().peekable();
+        for (i, e) in self.entries.iter_mut().enumerate() {
+            if next.next_if_eq(&&i).is_some() {
+                out.push(e);
             }
         }
+        let start = std::time::Instant::now();
+        self.batch.step(world, dt, &mut out, |result, e| match result {
+            Ok(outcome) => {
+                let wet = is_wet(&outcome.forces);
+                if let Some(t) = transition(e.wet, wet) {
+                    e.transition = Some(t);
+                }
+                e.wet = wet;
+                e.outcome = Some(outcome);
+            }
+            Err(message) => {
+                e.outcome = None;
+                e.error = Some(message);
+            }
+        });
+        self.step_seconds = start.elapsed().as_secs_f64();
     }
 }
 
@@ -471,6 +481,16 @@ mod tests {
         }
     }
 
+    /// What no step wrote.
+    const UNWRITTEN: &str = "not written";
+
+    /// Steps `batch` into outputs that say so where nothing was written.
+    fn step_all(batch: &Batch, world: &mut World) -> Vec<Result<Outcome, String>> {
+        let mut out = vec![Err(UNWRITTEN.to_string()); batch.len()];
+        batch.step(world, 1.0 / 60.0, &mut out, |result, o| *o = result);
+        out
+    }
+
     fn floating_desc() -> BodyDesc {
         BodyDesc {
             mass: 500.0,
@@ -492,7 +512,7 @@ mod tests {
         for (m, y) in members.iter().zip([0.25, 0.0, 1.5]) {
             batch.push(m.body, at(y));
         }
-        let out = batch.step(&mut world, 1.0 / 60.0);
+        let out = step_all(&batch, &mut world);
         assert_eq!(out.len(), 3);
         let lift = |i: usize| out[i].as_ref().unwrap().application.central_force.y;
         assert!((lift(0) - 1000.0 * 9.81 * 0.25).abs() < 1e-6 * 2452.5);
@@ -511,16 +531,20 @@ mod tests {
         let mut batch = Batch::default();
         batch.push(a.body, at(f64::NAN));
         batch.push(b.body, at(0.25));
-        let out = batch.step(&mut world, 1.0 / 60.0);
-        assert!(out[0].is_err());
+        let out = step_all(&batch, &mut world);
+        assert!(
+            out[0].as_ref().is_err_and(|e| e != UNWRITTEN),
+            "{:?}",
+            out[0].as_ref().err()
+        );
         let lift = out[1].as_ref().unwrap().application.central_force.y;
         assert!((lift - 1000.0 * 9.81 * 0.25).abs() < 1e-3);
     }
 
     #[test]
-    fn outcomes_kept_between_batches_are_each_batchs_own() {
-        // The outcomes' buffer outlives a batch: after a refused state, a batch of more
-        // bodies, and one of fewer, each frame's outcomes are its own, one per body.
+    fn every_output_is_written_with_its_own_bodys_outcome() {
+        // After a refused state (the batch falls back to one body at a time), a batch of
+        // more bodies, and one of fewer, every output is written, with its own body's.
         let mut world = World::new(&WorldDesc::default()).unwrap();
         let mesh = cube_mesh(1.0);
         let members: Vec<Member> = (0..3)
@@ -537,15 +561,15 @@ mod tests {
             for (m, draft) in members.iter().zip(&drafts) {
                 batch.push(m.body, at(0.5 - draft));
             }
-            let out = batch.step(&mut world, 1.0 / 60.0);
+            let out = step_all(&batch, &mut world);
             assert_eq!(out.len(), drafts.len(), "frame {frame}");
             for (i, draft) in drafts.iter().enumerate() {
                 if draft.is_nan() {
-                    assert!(out[i].is_err(), "frame {frame}");
+                    assert!(out[i].as_ref().is_err_and(|e| e != UNWRITTEN), "frame {frame}");
                 } else {
                     let expected = archimedes(*draft);
                     assert!(
-                        (lift(out, i) - expected).abs() < 1e-6 * expected,
+                        (lift(&out, i) - expected).abs() < 1e-6 * expected,
                         "frame {frame} body {i}"
                     );
                 }
