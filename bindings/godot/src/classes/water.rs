@@ -19,12 +19,12 @@ use super::tasks::GodotTasks;
 use super::wave::KeelGerstnerWave;
 use crate::convert::{dmat3, dvec2, dvec3, vector3};
 use crate::logic::fleet::{Fleet, NO_HULL, Outcome, Transition};
-use crate::logic::ids::IdMap;
 use crate::logic::mesh::BakedMesh;
 use crate::logic::params::MassProperties;
 use crate::logic::rollback::{self, BodyRecord, Snapshot};
 use crate::logic::state::{DirectState, body_state, principal_inertia};
 use crate::logic::water::{self as models, HeightfieldLayout, Model, PerlinParams, SpectrumParams};
+use rustc_hash::FxHashMap;
 
 /// `t` as the physics server keeps it once set: GodotPhysics orthonormalises a basis it is
 /// given and Jolt keeps a quaternion, so a transform read back and set again may move in
@@ -216,7 +216,7 @@ pub struct KeelWater {
     fleet: Fleet<InstanceId>,
     /// The bodies, by instance id (with a multiplicative hash: a frame looks every
     /// body up twice, and SipHash was a few percent of the addon's own work).
-    members: IdMap<InstanceId, Member>,
+    members: FxHashMap<InstanceId, Member>,
     /// The distinct parameter resources of the bodies (rebuilt when `None`).
     sources: Option<Vec<ParamSource>>,
     /// The direct-state methods the frame calls, looked up at the first frame (an
@@ -261,7 +261,7 @@ impl INode3D for KeelWater {
             world: None,
             config: None,
             fleet: Fleet::default(),
-            members: IdMap::default(),
+            members: FxHashMap::default(),
             sources: None,
             calls: None,
             stepped_frame: None,

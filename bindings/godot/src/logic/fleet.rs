@@ -11,9 +11,9 @@ use std::hash::Hash;
 use keel::{BodyDesc, BodyForces, BodyId, BodyState, HullId, World};
 
 use super::apply::{Application, application};
-use super::ids::IdMap;
 use super::mesh::BakedMesh;
 use super::params::{MassProperties, body_desc};
+use rustc_hash::FxHashMap;
 
 /// Why a body without a mesh is not stepped (the host may say why it has none instead).
 pub const NO_HULL: &str = "no hull mesh: give it a Mesh or a MeshInstance3D child";
@@ -208,7 +208,7 @@ pub struct Fleet<K> {
     entries: Vec<Entry<K>>,
     /// Where each key's entry is: every body looks itself up several times a frame, and
     /// a search of the list made a crowd's frame quadratic.
-    positions: IdMap<K, usize>,
+    positions: FxHashMap<K, usize>,
     batch: Batch,
     stepped: Vec<usize>,
     /// Wall-clock seconds of the last batch step alone.
@@ -219,7 +219,7 @@ impl<K> Default for Fleet<K> {
     fn default() -> Self {
         Self {
             entries: Vec::new(),
-            positions: IdMap::default(),
+            positions: FxHashMap::default(),
             batch: Batch::default(),
             stepped: Vec::new(),
             step_seconds: 0.0,

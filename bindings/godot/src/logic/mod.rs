@@ -5,7 +5,6 @@
 pub mod apply;
 mod emulated;
 pub mod fleet;
-pub mod ids;
 pub mod mesh;
 pub mod ocean;
 pub mod params;
