@@ -78,10 +78,13 @@ fn step_in_lanes_here(
         dt,
     };
     let mut scratch = GroupScratch::take();
-    let (motion, mass) = {
-        let GroupScratch { lanes: to, middles } = &mut *scratch;
-        lanes.gather(bodies, states, to, &mut middles.rotations)
-    };
+    {
+        let GroupScratch { lanes: to, middles, .. } = &mut *scratch;
+        let LaneMiddles {
+            rotations, end, mass, ..
+        } = middles;
+        lanes.gather(bodies, states, to, (end, mass, rotations));
+    }
     let GroupScratch {
         lanes:
             LaneScratch {
@@ -93,6 +96,7 @@ fn step_in_lanes_here(
                 lone,
             },
         middles,
+        one,
     } = &mut *scratch;
     let group = Group {
         vertices,
@@ -100,17 +104,18 @@ fn step_in_lanes_here(
         half: count <= lanes::HALF,
     };
     let passes = profile::time(Section::LanePasses);
-    let one = lanes.pass_one(bodies, states, &group, &motion, &mass, (prior, history, kinds), lone);
+    // (The motion at the start of the step is `end` until `after_pass_one` moves it on.)
+    let (motion, mass) = (&middles.end, &middles.mass);
+    lanes.pass_one(bodies, states, &group, motion, mass, (prior, history, kinds), lone, one);
     // Kept in the thread's scratch (a group's 4.8 kB were cleared at each step): each body's
     // numbers are written by `after_pass_one` before they are read, and those of the spare
     // lanes are never read; the motion and the viscous factors are every lane's.
-    middles.end = motion;
     middles.viscous_factor = [0.0; LANES];
-    lanes.after_pass_one(bodies, states, &one, &mass, middles);
+    lanes.after_pass_one(bodies, states, one, middles);
     let drag = lanes.pass_two(bodies, &group, kinds, lone, middles);
     passes.stop();
     write_histories(bodies, history);
-    lanes.finish(bodies, states, &one, middles, drag, results);
+    lanes.finish(bodies, states, one, middles, drag, results);
     GroupScratch::give_back(scratch);
 }
 
@@ -134,6 +139,8 @@ struct Lanes<'h> {
 struct GroupScratch {
     lanes: LaneScratch,
     middles: LaneMiddles,
+    /// Pass one's sums (returned, their 1.7 kB were copied at each group).
+    one: PassOneSums,
 }
 
 thread_local! {
@@ -164,8 +171,13 @@ struct LaneMiddles {
     /// Each lane's rotation (a group's, not a body alone's), written by `gather` (kept
     /// here: returned with the motion, it was copied twice, about 200 instructions a step).
     rotations: Rotations,
-    /// The motion at the end of the step, at which pass two computes drag.
+    /// The motion at the start of the step, gathered in place (returned, it was copied
+    /// twice, about 180 instructions a group), at which pass one computes; then, from
+    /// `after_pass_one` on, the motion at the end of the step, at which pass two computes
+    /// drag (the centres of mass stay the start's).
     end: LaneMotion,
+    /// Each lane's body's mass.
+    mass: [f64; LANES],
     viscous_factor: [f64; LANES],
 }
 
@@ -178,6 +190,7 @@ impl Default for LaneMiddles {
             rotations: [[[0.0; LANES]; 3]; 3],
             inverse_inertia_lanes: [[0.0; LANES]; 9],
             end: LaneMotion::default(),
+            mass: [0.0; LANES],
             viscous_factor: [0.0; LANES],
         }
     }
@@ -190,16 +203,17 @@ fn lane_vector(v: &LaneVectors, l: usize) -> DVec3 {
 }
 
 impl Lanes<'_> {
-    /// Each body's motion and mass in its lane, and (with company) the group's vertices,
-    /// water and last slamming history, lane by lane, in `scratch`.
+    /// Each body's motion and mass in its lane (every lane written: the spare ones
+    /// repeat the last body's), and (with company) the group's rotations, vertices, water
+    /// and last slamming history, lane by lane, in `scratch`.
     #[inline(always)]
     fn gather(
         &self,
         bodies: &[Option<&mut Body>],
         states: &[&BodyState],
         scratch: &mut LaneScratch,
-        rotations: &mut Rotations,
-    ) -> (LaneMotion, [f64; LANES]) {
+        (motion, mass, rotations): (&mut LaneMotion, &mut [f64; LANES], &mut Rotations),
+    ) {
         let hull = self.hull;
         let count = bodies.len();
         let (vertex_count, triangle_count) = if self.alone {
@@ -215,8 +229,6 @@ impl Lanes<'_> {
         scratch.prior.resize(triangle_count, [[0.0; LANES]; 3]);
         scratch.history.resize(triangle_count, [[0.0; LANES]; 3]);
         scratch.kinds.resize(triangle_count, 0);
-        let mut motion = LaneMotion::default();
-        let mut mass = [0.0; LANES];
         // Each lane's rotation by axis and component, and where its numbers are.
         let mut heights: [&[f64]; LANES] = [&[]; LANES];
         let mut water: [&[DVec3]; LANES] = [&[]; LANES];
@@ -296,7 +308,6 @@ impl Lanes<'_> {
                 before[2][l] = f64::from(z);
             }
         }
-        (motion, mass)
     }
 
     /// Pass one for the group (a body alone: its own triangles, eight at a time).
@@ -311,7 +322,8 @@ impl Lanes<'_> {
         mass: &[f64; LANES],
         (prior, history, kinds): (&[LaneHistory], &mut [LaneHistory], &mut [u8]),
         lone: &mut LoneScratch,
-    ) -> PassOneSums {
+        sums: &mut PassOneSums,
+    ) {
         let (hull, shared, conditions) = (&**self.hull, &self.shared, &self.conditions);
         let slam = SlammingParams {
             power: shared.slamming_power,
@@ -353,9 +365,10 @@ impl Lanes<'_> {
                     &committed.first(),
                     &mut spare.first_mut(),
                     lone,
-                )
+                    sums,
+                );
             }
-            _ => lanes::pass_one(hull, group, motion, mass, &constants, prior, history, kinds),
+            _ => lanes::pass_one(hull, group, motion, mass, &constants, prior, history, kinds, sums),
         }
     }
 
@@ -368,7 +381,6 @@ impl Lanes<'_> {
         bodies: &[Option<&mut Body>],
         states: &[&BodyState],
         one: &PassOneSums,
-        mass: &[f64; LANES],
         m: &mut LaneMiddles,
     ) {
         // The inertias' inverses eight at a time in lanes, the same bits as body by body
@@ -376,7 +388,7 @@ impl Lanes<'_> {
         let hull = &**self.hull;
         if !self.alone {
             let hull_inertia = (&hull.unit_inertia, hull.info.centroid);
-            let (rotations, com) = (&m.rotations, &m.end.com);
+            let (rotations, com, mass) = (&m.rotations, &m.end.com, &m.mass);
             let out = (&mut m.inverse_inertias, &mut m.inverse_inertia_lanes);
             if bodies.len() <= lanes::HALF {
                 inverse_hull_inertias::<{ lanes::HALF }>(rotations, com, mass, hull_inertia, out);
