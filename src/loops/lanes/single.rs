@@ -808,6 +808,9 @@ fn lone_pass_two(chunks: Chunks<'_>, motion: &LaneMotion, viscous_factor: &Lanes
     s
 }
 
+/// A triangle's [`LaneHistory`] as the bodies keep it ([`narrow`]ed to `f32`).
+pub(crate) type NarrowHistory = [[f32; LANES]; 3];
+
 /// A thread's buffers for a group's columns, kept from one group to the next (no
 /// allocation once they have grown to the hull; the step keeps them in a thread-local).
 #[derive(Default)]
@@ -816,6 +819,8 @@ pub(crate) struct LaneScratch {
     pub water: Vec<LaneVectors>,
     pub prior: Vec<LaneHistory>,
     pub history: Vec<LaneHistory>,
+    /// `history` narrowed to what the bodies keep, before it is copied to them.
+    pub narrowed: Vec<NarrowHistory>,
     /// Each triangle's kind, found in pass one for pass two.
     pub kinds: Vec<u8>,
     /// A body stepped alone: its triangles in chunks, for both passes.
