@@ -434,10 +434,13 @@ impl Fields<9> for DragLanes {
 
 /// Adds, to `sums[FIRST..FIRST + K]`, each row's lane of those sums of its chunk, in row
 /// order (`slots`: row `j`'s chunk and lane, `chunk * LANES + lane`); with `skip_dry`,
-/// rows in a chunk of [`DRY`] triangles add nothing. `K` sums at a time (at most 12):
+/// rows in a chunk of [`DRY`] triangles add nothing. `K` sums at a time (at most 14):
 /// their running totals stay in registers through the rows (each of the 27 adds of a row
-/// was a load, an add and a store to the sums).
-#[inline(always)]
+/// was a load, an add and a store to the sums). Out of line: inlined in the step, whose
+/// other numbers hold most registers, eight of twelve totals went to the stack and back
+/// at every row, more or fewer as the step's code moved. (Compiled for the baseline
+/// processor, then: the same adds, paired two by two, the same bits.)
+#[inline(never)]
 fn add_rows_in_order<T: Fields<N>, const FIRST: usize, const K: usize, const N: usize>(
     sums: &mut [f64; N],
     slots: &[u32],
@@ -445,7 +448,8 @@ fn add_rows_in_order<T: Fields<N>, const FIRST: usize, const K: usize, const N: 
     skip_dry: bool,
 ) {
     const { assert!(FIRST + K <= N) };
-    let mut total: [f64; K] = std::array::from_fn(|k| sums[FIRST + k]);
+    let mut total = [0.0; K];
+    total.copy_from_slice(&sums[FIRST..FIRST + K]);
     for &slot in slots {
         let (ch, l) = (slot as usize / LANES, slot as usize % LANES);
         let dry = match chunks.get(ch) {
@@ -619,12 +623,11 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
             }
         }
     }
-    // Each triangle's contribution, in triangle order, twelve sums at a time.
+    // Each triangle's contribution, in triangle order, fourteen and thirteen sums at a time.
     let mut totals = [0.0; 27];
     let sorted = (&lone.one[..], &lone.chunks[..]);
-    add_rows_in_order::<_, 0, 12, 27>(&mut totals, &lone.slots, sorted, false);
-    add_rows_in_order::<_, 12, 12, 27>(&mut totals, &lone.slots, sorted, false);
-    add_rows_in_order::<_, 24, 3, 27>(&mut totals, &lone.slots, sorted, false);
+    add_rows_in_order::<_, 0, 14, 27>(&mut totals, &lone.slots, sorted, false);
+    add_rows_in_order::<_, 14, 13, 27>(&mut totals, &lone.slots, sorted, false);
     totals
 }
 
