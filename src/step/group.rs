@@ -140,7 +140,8 @@ struct Lanes<'h> {
 struct GroupScratch {
     lanes: LaneScratch,
     middles: LaneMiddles,
-    /// Pass one's sums (returned, their 1.7 kB were copied at each group).
+    /// Pass one's sums (returned, their 1.7 kB were copied at each group; a body alone's
+    /// in lane 0 only).
     one: PassOneSums,
 }
 
