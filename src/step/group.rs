@@ -20,8 +20,8 @@ use crate::forces::slamming::SlammingParams;
 use crate::forces::{FORCE_AIR, FORCE_DAMPING, FORCE_SLAMMING, damping};
 use crate::hull::Hull;
 use crate::loops::lanes::{
-    self, DragLanes, Group, LANES, LaneHistory, LaneMotion, LaneScratch, LaneVectors, LoneScratch, PassOneConstants,
-    PassOneSums, Single,
+    self, DragLanes, Group, LANES, LaneHistory, LaneMotion, LaneScratch, LaneVectors, LoneScratch, NarrowHistory,
+    PassOneConstants, PassOneSums, Single,
 };
 use crate::loops::whole::{DragConstants, DragParams, Motion, narrow};
 use crate::runtime::profile::{self, Section};
@@ -78,10 +78,13 @@ fn step_in_lanes_here(
         dt,
     };
     let mut scratch = GroupScratch::take();
-    let (motion, mass) = {
-        let GroupScratch { lanes: to, middles } = &mut *scratch;
-        lanes.gather(bodies, states, to, &mut middles.rotations)
-    };
+    {
+        let GroupScratch { lanes: to, middles, .. } = &mut *scratch;
+        let LaneMiddles {
+            rotations, end, mass, ..
+        } = middles;
+        lanes.gather(bodies, states, to, (end, mass, rotations));
+    }
     let GroupScratch {
         lanes:
             LaneScratch {
@@ -91,8 +94,10 @@ fn step_in_lanes_here(
                 history,
                 kinds,
                 lone,
+                narrowed,
             },
         middles,
+        one,
     } = &mut *scratch;
     let group = Group {
         vertices,
@@ -100,17 +105,18 @@ fn step_in_lanes_here(
         half: count <= lanes::HALF,
     };
     let passes = profile::time(Section::LanePasses);
-    let one = lanes.pass_one(bodies, states, &group, &motion, &mass, (prior, history, kinds), lone);
+    // (The motion at the start of the step is `end` until `after_pass_one` moves it on.)
+    let (motion, mass) = (&middles.end, &middles.mass);
+    lanes.pass_one(bodies, states, &group, motion, mass, (prior, history, kinds), lone, one);
     // Kept in the thread's scratch (a group's 4.8 kB were cleared at each step): each body's
     // numbers are written by `after_pass_one` before they are read, and those of the spare
     // lanes are never read; the motion and the viscous factors are every lane's.
-    middles.end = motion;
     middles.viscous_factor = [0.0; LANES];
-    lanes.after_pass_one(bodies, states, &one, &mass, middles);
+    lanes.after_pass_one(bodies, states, one, middles);
     let drag = lanes.pass_two(bodies, &group, kinds, lone, middles);
     passes.stop();
-    write_histories(bodies, history);
-    lanes.finish(bodies, states, &one, middles, drag, results);
+    write_histories(bodies, history, narrowed);
+    lanes.finish(bodies, states, one, middles, drag, results);
     GroupScratch::give_back(scratch);
 }
 
@@ -134,6 +140,9 @@ struct Lanes<'h> {
 struct GroupScratch {
     lanes: LaneScratch,
     middles: LaneMiddles,
+    /// Pass one's sums (returned, their 1.7 kB were copied at each group; a body alone's
+    /// in lane 0 only).
+    one: PassOneSums,
 }
 
 thread_local! {
@@ -164,8 +173,13 @@ struct LaneMiddles {
     /// Each lane's rotation (a group's, not a body alone's), written by `gather` (kept
     /// here: returned with the motion, it was copied twice, about 200 instructions a step).
     rotations: Rotations,
-    /// The motion at the end of the step, at which pass two computes drag.
+    /// The motion at the start of the step, gathered in place (returned, it was copied
+    /// twice, about 180 instructions a group), at which pass one computes; then, from
+    /// `after_pass_one` on, the motion at the end of the step, at which pass two computes
+    /// drag (the centres of mass stay the start's).
     end: LaneMotion,
+    /// Each lane's body's mass.
+    mass: [f64; LANES],
     viscous_factor: [f64; LANES],
 }
 
@@ -178,6 +192,7 @@ impl Default for LaneMiddles {
             rotations: [[[0.0; LANES]; 3]; 3],
             inverse_inertia_lanes: [[0.0; LANES]; 9],
             end: LaneMotion::default(),
+            mass: [0.0; LANES],
             viscous_factor: [0.0; LANES],
         }
     }
@@ -190,16 +205,17 @@ fn lane_vector(v: &LaneVectors, l: usize) -> DVec3 {
 }
 
 impl Lanes<'_> {
-    /// Each body's motion and mass in its lane, and (with company) the group's vertices,
-    /// water and last slamming history, lane by lane, in `scratch`.
+    /// Each body's motion and mass in its lane (every lane written: the spare ones
+    /// repeat the last body's), and (with company) the group's rotations, vertices, water
+    /// and last slamming history, lane by lane, in `scratch`.
     #[inline(always)]
     fn gather(
         &self,
         bodies: &[Option<&mut Body>],
         states: &[&BodyState],
         scratch: &mut LaneScratch,
-        rotations: &mut Rotations,
-    ) -> (LaneMotion, [f64; LANES]) {
+        (motion, mass, rotations): (&mut LaneMotion, &mut [f64; LANES], &mut Rotations),
+    ) {
         let hull = self.hull;
         let count = bodies.len();
         let (vertex_count, triangle_count) = if self.alone {
@@ -214,9 +230,8 @@ impl Lanes<'_> {
         );
         scratch.prior.resize(triangle_count, [[0.0; LANES]; 3]);
         scratch.history.resize(triangle_count, [[0.0; LANES]; 3]);
+        scratch.narrowed.resize(triangle_count, [[0.0; LANES]; 3]);
         scratch.kinds.resize(triangle_count, 0);
-        let mut motion = LaneMotion::default();
-        let mut mass = [0.0; LANES];
         // Each lane's rotation by axis and component, and where its numbers are.
         let mut heights: [&[f64]; LANES] = [&[]; LANES];
         let mut water: [&[DVec3]; LANES] = [&[]; LANES];
@@ -236,7 +251,16 @@ impl Lanes<'_> {
             }
             mass[l] = body.desc.mass;
             if self.alone {
-                continue;
+                // Every lane a triangle of this body: its numbers in all at once (copied lane
+                // by lane below, about 150 instructions a step).
+                for axis in 0..3 {
+                    motion.com[axis] = [com[axis]; LANES];
+                    motion.velocity[axis] = [state.linear_velocity[axis]; LANES];
+                    motion.angular_velocity[axis] = [state.angular_velocity[axis]; LANES];
+                }
+                *mass = [body.desc.mass; LANES];
+                // (Nothing else to gather: its triangles go in the lanes instead.)
+                return;
             }
             let samples = &body.samples;
             // Turned here rather than read: `prepare` leaves them (`Samples::turned`).
@@ -258,9 +282,6 @@ impl Lanes<'_> {
                 motion.angular_velocity[axis][l] = motion.angular_velocity[axis][last];
             }
             mass[l] = mass[last];
-            if self.alone {
-                continue;
-            }
             for axis in rotations.iter_mut() {
                 for component in axis {
                     component[l] = component[last];
@@ -296,7 +317,6 @@ impl Lanes<'_> {
                 before[2][l] = f64::from(z);
             }
         }
-        (motion, mass)
     }
 
     /// Pass one for the group (a body alone: its own triangles, eight at a time).
@@ -311,7 +331,8 @@ impl Lanes<'_> {
         mass: &[f64; LANES],
         (prior, history, kinds): (&[LaneHistory], &mut [LaneHistory], &mut [u8]),
         lone: &mut LoneScratch,
-    ) -> PassOneSums {
+        sums: &mut PassOneSums,
+    ) {
         let (hull, shared, conditions) = (&**self.hull, &self.shared, &self.conditions);
         let slam = SlammingParams {
             power: shared.slamming_power,
@@ -353,9 +374,10 @@ impl Lanes<'_> {
                     &committed.first(),
                     &mut spare.first_mut(),
                     lone,
-                )
+                    sums,
+                );
             }
-            _ => lanes::pass_one(hull, group, motion, mass, &constants, prior, history, kinds),
+            _ => lanes::pass_one(hull, group, motion, mass, &constants, prior, history, kinds, sums),
         }
     }
 
@@ -368,7 +390,6 @@ impl Lanes<'_> {
         bodies: &[Option<&mut Body>],
         states: &[&BodyState],
         one: &PassOneSums,
-        mass: &[f64; LANES],
         m: &mut LaneMiddles,
     ) {
         // The inertias' inverses eight at a time in lanes, the same bits as body by body
@@ -376,7 +397,7 @@ impl Lanes<'_> {
         let hull = &**self.hull;
         if !self.alone {
             let hull_inertia = (&hull.unit_inertia, hull.info.centroid);
-            let (rotations, com) = (&m.rotations, &m.end.com);
+            let (rotations, com, mass) = (&m.rotations, &m.end.com, &m.mass);
             let out = (&mut m.inverse_inertias, &mut m.inverse_inertia_lanes);
             if bodies.len() <= lanes::HALF {
                 inverse_hull_inertias::<{ lanes::HALF }>(rotations, com, mass, hull_inertia, out);
@@ -464,13 +485,11 @@ impl Lanes<'_> {
             Some(_) if self.alone => {
                 // Every lane holds a triangle of this body, at its motion; its triangles are
                 // where pass one gathered them.
-                for l in 1..LANES {
-                    for axis in 0..3 {
-                        m.end.velocity[axis][l] = m.end.velocity[axis][0];
-                        m.end.angular_velocity[axis][l] = m.end.angular_velocity[axis][0];
-                    }
-                    m.viscous_factor[l] = m.viscous_factor[0];
+                for axis in 0..3 {
+                    m.end.velocity[axis] = [m.end.velocity[axis][0]; LANES];
+                    m.end.angular_velocity[axis] = [m.end.angular_velocity[axis][0]; LANES];
                 }
+                m.viscous_factor = [m.viscous_factor[0]; LANES];
                 Some(lanes::pass_two_single(lone, &m.end, &m.viscous_factor, &shared))
             }
             _ => Some(lanes::pass_two(hull, group, kinds, &m.end, &m.viscous_factor, &shared)),
@@ -622,20 +641,29 @@ impl Lanes<'_> {
     }
 }
 
-/// Each body's new history, body by body and column by column (no index to check per
-/// number: row by row, each of the eight bodies' columns was indexed, and checked, for
-/// every row).
+/// Each body's new history: every lane's numbers narrowed at once, row by row (the same
+/// [`narrow`] of each number), then copied body by body and column by column (no index to
+/// check per number; narrowed body by body, one number at a time, and with a four-way
+/// zip, they cost about 270 instructions a box).
 #[inline(always)]
-fn write_histories(bodies: &mut [Option<&mut Body>], history: &[LaneHistory]) {
+fn write_histories(bodies: &mut [Option<&mut Body>], history: &[LaneHistory], narrowed: &mut [NarrowHistory]) {
+    // (One flat loop, which the compiler vectorises; row by row, it did not.)
+    let from = history.as_flattened().as_flattened();
+    for (to, &from) in narrowed.as_flattened_mut().as_flattened_mut().iter_mut().zip(from) {
+        *to = narrow(from);
+    }
+    let rows = &narrowed[..narrowed.len().min(history.len())];
     for (l, body) in bodies.iter_mut().enumerate().take(LANES) {
         let Some(body) = body else {
             continue;
         };
         let [x, y, z] = body.spare.first_mut().swept;
-        for (((x, y), z), now) in x.iter_mut().zip(y.iter_mut()).zip(z.iter_mut()).zip(history) {
-            *x = narrow(now[0][l]);
-            *y = narrow(now[1][l]);
-            *z = narrow(now[2][l]);
+        let n = rows.len().min(x.len()).min(y.len()).min(z.len());
+        let (x, y, z, rows) = (&mut x[..n], &mut y[..n], &mut z[..n], &rows[..n]);
+        for r in 0..n {
+            x[r] = rows[r][0][l];
+            y[r] = rows[r][1][l];
+            z[r] = rows[r][2][l];
         }
     }
 }

@@ -58,7 +58,7 @@ mod tests;
 pub(crate) use pass_one::{PassOneConstants, PassOneSums, pass_one};
 pub(crate) use pass_two::{DragLanes, pass_two};
 pub(crate) use single::{
-    LaneScratch, LoneScratch, Single, pass_one_listed, pass_one_single, pass_two_listed, pass_two_single,
+    LaneScratch, LoneScratch, NarrowHistory, Single, pass_one_listed, pass_one_single, pass_two_listed, pass_two_single,
 };
 
 /// Bodies per group.

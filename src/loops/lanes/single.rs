@@ -6,8 +6,8 @@
 use super::pass_one::{one_constants, one_triangle_of_kind};
 use super::pass_two::drag_triangle_of_kind;
 use super::{
-    DRY, DragLanes, HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, PassOneConstants,
-    PassOneSums, kind,
+    CUT_ONE, CUT_TWO, DRY, DragLanes, HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes,
+    PassOneConstants, PassOneSums, WET, kind,
 };
 use crate::forces::drag::DragConstants;
 use crate::hull::Hull;
@@ -59,25 +59,25 @@ impl LoneChunk {
     };
 
     /// Fills the chunk, in place (returned by value, its kilobyte was copied at each
-    /// call), with the triangles `first..first + n` of `rows`.
+    /// call), with the triangles of `rows` (at most [`LANES`]), but for its kind, which the
+    /// caller sets: a sorted chunk's is its sort's ([`SORT_KINDS`]), a listed one's is
+    /// found from its heights ([`kind`]).
     #[inline(always)]
-    fn fill(&mut self, hull: &Hull, body: &Single<'_>, rows: Rows<'_>, first: usize, n: usize) {
+    fn fill(&mut self, hull: &Hull, body: &Single<'_>, rows: &[u32]) {
+        let n = rows.len().min(LANES);
         // (A chunk of at most HALF triangles is computed in HALF lanes: the others are not
         // read, but for their heights, which repeat the last triangle's for its kind.)
         let width = if n <= HALF { HALF } else { LANES };
+        let (vertices, heights) = (body.vertices, body.heights);
         for l in 0..width {
-            let found = rows
-                .row(first + l.min(n - 1))
-                .and_then(|j| Some((hull.triangles.get(j)?, *hull.areas.get(j)?)));
-            let Some((tri, area)) = found else {
+            // (The spare lanes repeat the last triangle; `usize::MAX` finds nothing.)
+            let j = rows.get(l.min(n.saturating_sub(1))).map_or(usize::MAX, |&j| j as usize);
+            let (Some(tri), Some(&area)) = (hull.triangles.get(j), hull.areas.get(j)) else {
                 // (Not for a hull's own rows: a lane of zeros, as the lanes start.)
-                for c in 0..3 {
-                    for axis in 0..4 {
-                        self.corners[c][axis][l] = 0.0;
+                for corner in &mut self.corners {
+                    for axis in corner {
+                        axis[l] = 0.0;
                     }
-                }
-                for axis in 0..3 {
-                    self.water[axis][l] = 0.0;
                 }
                 self.areas[l] = 0.0;
                 self.to_unit[l] = f64::INFINITY; // 1 / (2 * 0)
@@ -86,36 +86,37 @@ impl LoneChunk {
             self.areas[l] = area;
             // (Once for both passes.)
             self.to_unit[l] = 1.0 / (2.0 * area);
-            for (c, &i) in tri.iter().enumerate() {
-                let i = i as usize;
-                let v = body.vertices.get(i).copied().unwrap_or_default();
-                self.corners[c][0][l] = v.x;
-                self.corners[c][1][l] = v.y;
-                self.corners[c][2][l] = v.z;
-                self.corners[c][3][l] = body.heights.get(i).copied().unwrap_or_default();
-            }
-            match body.water {
-                Some(w) => {
-                    let at = |c: usize| w.get(tri[c] as usize).copied().unwrap_or_default();
+            // Corner by corner, written out: a loop over the three with each index's
+            // `Option`s cost about fifty instructions a triangle (a box's sixteen lanes,
+            // a seventh of a lone step).
+            let [a, b, c] = *tri;
+            let [ca, cb, cc] = &mut self.corners;
+            corner_into(ca, l, vertices, heights, a);
+            corner_into(cb, l, vertices, heights, b);
+            corner_into(cc, l, vertices, heights, c);
+        }
+        // The water's velocity averaged over the corners (still water needs no sum:
+        // (0 + 0 + 0) / 3 is +0, in every lane).
+        match body.water {
+            Some(w) => {
+                for l in 0..width {
+                    let j = rows.get(l.min(n.saturating_sub(1))).map_or(usize::MAX, |&j| j as usize);
+                    let tri = hull.triangles.get(j).filter(|_| hull.areas.get(j).is_some());
+                    let at = |c: usize| tri.and_then(|t| w.get(t[c] as usize)).copied().unwrap_or_default();
                     let (a, b, c) = (at(0), at(1), at(2));
                     for axis in 0..3 {
+                        // (A missing triangle's lane: (0 + 0 + 0) / 3, +0 as before.)
                         self.water[axis][l] = (a[axis] + b[axis] + c[axis]) / 3.0;
                     }
                 }
-                // ((0 + 0 + 0) / 3 is +0: still water needs no sum.)
-                None => {
-                    for axis in 0..3 {
-                        self.water[axis][l] = 0.0;
-                    }
-                }
             }
+            None => self.water = [[0.0; LANES]; 3],
         }
         for l in width..LANES {
             for c in 0..3 {
                 self.corners[c][3][l] = self.corners[c][3][width - 1];
             }
         }
-        self.kind = kind(&self.corners());
     }
 
     #[inline(always)]
@@ -123,6 +124,29 @@ impl LoneChunk {
         [&self.corners[0], &self.corners[1], &self.corners[2]]
     }
 }
+
+/// Corner `i`'s position and height into lane `l` of `corner` (zeros for an index out of
+/// range, which a hull's own triangles never have).
+#[inline(always)]
+fn corner_into(corner: &mut LaneVertex, l: usize, vertices: &[DVec3], heights: &[f64], i: u32) {
+    let i = i as usize;
+    let v = match vertices.get(i) {
+        Some(v) => *v,
+        None => DVec3::ZERO,
+    };
+    corner[0][l] = v.x;
+    corner[1][l] = v.y;
+    corner[2][l] = v.z;
+    corner[3][l] = match heights.get(i) {
+        Some(&h) => h,
+        None => 0.0,
+    };
+}
+
+/// A sorted chunk's [`kind`], by its sort (how many corners of each of its triangles are
+/// under the water, the spare lanes repeating one of them): the kind found from its
+/// heights, without testing them again.
+const SORT_KINDS: [u8; 4] = [DRY, CUT_ONE, CUT_TWO, WET];
 
 /// A big hull's cut rows, gathered into chunks as a lone body's loops go.
 #[derive(Clone, Copy)]
@@ -151,7 +175,8 @@ impl<'a> Chunks<'a> {
     where
         'a: 's,
     {
-        spare.fill(self.hull, self.body, Rows(self.list), first, n);
+        spare.fill(self.hull, self.body, self.list.get(first..first + n).unwrap_or(&[]));
+        spare.kind = kind(&spare.corners());
         spare
     }
 }
@@ -171,6 +196,8 @@ pub(crate) struct LoneScratch {
     rows: Vec<u32>,
     firsts: Vec<u32>,
     counts: Vec<u32>,
+    /// Each chunk's kind, that of its sort ([`SORT_KINDS`]).
+    kinds: Vec<u8>,
     /// Row `j`'s chunk and lane, `chunk * LANES + lane`.
     slots: Vec<u32>,
     /// Each chunk's sums, per lane (its triangles' contributions) ...
@@ -198,9 +225,12 @@ impl LoneScratch {
         if !same {
             self.order();
         }
-        for (c, chunk) in self.chunks.iter_mut().enumerate() {
-            let (first, n) = (self.firsts[c] as usize, self.counts[c] as usize);
-            chunk.fill(hull, body, Rows(&self.rows), first, n);
+        let firsts = self.firsts.iter().zip(&self.counts);
+        for ((chunk, (&first, &n)), &kind) in self.chunks.iter_mut().zip(firsts).zip(&self.kinds) {
+            let (first, n) = (first as usize, n as usize);
+            chunk.fill(hull, body, self.rows.get(first..first + n).unwrap_or(&[]));
+            chunk.kind = kind;
+            debug_assert_eq!(kind, super::kind(&chunk.corners()), "a sorted chunk's kind");
         }
     }
 
@@ -226,12 +256,14 @@ impl LoneScratch {
         }
         self.firsts.clear();
         self.counts.clear();
+        self.kinds.clear();
         for sort in 0..4 {
             let mut first = start[sort];
             while first < start[sort] + by_sort[sort] {
                 let n = LANES.min(start[sort] + by_sort[sort] - first);
                 self.firsts.push(first as u32);
                 self.counts.push(n as u32);
+                self.kinds.push(SORT_KINDS[sort]);
                 first += n;
             }
         }
@@ -365,29 +397,29 @@ impl Fields<27> for PassOneSums {
 }
 
 impl PassOneSums {
-    /// Lane 0 of every sum set to `totals` ([`Fields`]' order).
+    /// Lane 0 of every sum set to `totals` ([`Fields`]' order). The other lanes are left
+    /// as they were (a body alone's are never read; zeroing them, 1.7 kB, cost about 150
+    /// instructions a step).
     #[inline(always)]
-    fn with_totals(totals: [f64; 27]) -> PassOneSums {
-        let mut s = PassOneSums::default();
-        let v = |t: &[f64]| [t[0], t[1], t[2]];
-        let one = |t: f64| {
-            let mut lanes = [0.0; LANES];
-            lanes[0] = t;
-            lanes
-        };
-        let three = |t: [f64; 3]| t.map(one);
-        s.buoyancy_force = three(v(&totals[0..3]));
-        s.buoyancy_torque = three(v(&totals[3..6]));
-        s.slamming_force = three(v(&totals[6..9]));
-        s.slamming_torque = three(v(&totals[9..12]));
-        s.air_force = three(v(&totals[12..15]));
-        s.air_torque = three(v(&totals[15..18]));
-        s.volume_moment = three(v(&totals[18..21]));
-        s.area_moment = three(v(&totals[21..24]));
-        s.volume = one(totals[24]);
-        s.area = one(totals[25]);
-        s.pieces = one(totals[26]);
-        s
+    fn set_totals(&mut self, totals: [f64; 27]) {
+        let vectors = [
+            &mut self.buoyancy_force,
+            &mut self.buoyancy_torque,
+            &mut self.slamming_force,
+            &mut self.slamming_torque,
+            &mut self.air_force,
+            &mut self.air_torque,
+            &mut self.volume_moment,
+            &mut self.area_moment,
+        ];
+        for (v, t) in vectors.into_iter().zip(totals.chunks_exact(3)) {
+            for (axis, &t) in v.iter_mut().zip(t) {
+                axis[0] = t;
+            }
+        }
+        self.volume[0] = totals[24];
+        self.area[0] = totals[25];
+        self.pieces[0] = totals[26];
     }
 }
 
@@ -403,10 +435,13 @@ impl Fields<9> for DragLanes {
 
 /// Adds, to `sums[FIRST..FIRST + K]`, each row's lane of those sums of its chunk, in row
 /// order (`slots`: row `j`'s chunk and lane, `chunk * LANES + lane`); with `skip_dry`,
-/// rows in a chunk of [`DRY`] triangles add nothing. `K` sums at a time (at most 12):
+/// rows in a chunk of [`DRY`] triangles add nothing. `K` sums at a time (at most 14):
 /// their running totals stay in registers through the rows (each of the 27 adds of a row
-/// was a load, an add and a store to the sums).
-#[inline(always)]
+/// was a load, an add and a store to the sums). Out of line: inlined in the step, whose
+/// other numbers hold most registers, eight of twelve totals went to the stack and back
+/// at every row, more or fewer as the step's code moved. (Compiled for the baseline
+/// processor, then: the same adds, paired two by two, the same bits.)
+#[inline(never)]
 fn add_rows_in_order<T: Fields<N>, const FIRST: usize, const K: usize, const N: usize>(
     sums: &mut [f64; N],
     slots: &[u32],
@@ -414,7 +449,8 @@ fn add_rows_in_order<T: Fields<N>, const FIRST: usize, const K: usize, const N: 
     skip_dry: bool,
 ) {
     const { assert!(FIRST + K <= N) };
-    let mut total: [f64; K] = std::array::from_fn(|k| sums[FIRST + k]);
+    let mut total = [0.0; K];
+    total.copy_from_slice(&sums[FIRST..FIRST + K]);
     for &slot in slots {
         let (ch, l) = (slot as usize / LANES, slot as usize % LANES);
         let dry = match chunks.get(ch) {
@@ -506,7 +542,8 @@ impl LoneHistory<'_> {
 /// the water cuts them and eight (or fewer) of one sort at a time, one in each lane, by the
 /// functions a group uses ([`LoneScratch`]), and each triangle's contribution added to the
 /// body's sums in triangle order as a group adds it: the same numbers, to the bit, as the
-/// body would get in any group. The sums are in lane 0; `motion` and `mass` in every lane.
+/// body would get in any group. The sums are in lane 0 of `sums` (its other lanes are left
+/// as they were); `motion` and `mass` in every lane.
 /// The triangles are gathered into `lone`, which [`pass_two_single`] reads.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -519,15 +556,18 @@ pub(crate) fn pass_one_single<'h>(
     prior: &HistoryChunk<'h>,
     history: &mut HistoryChunkMut<'h>,
     lone: &mut LoneScratch,
-) -> PassOneSums {
+    sums: &mut PassOneSums,
+) {
     lone.keep(hull, body);
     let history = (prior, history);
-    match (k.slamming.is_some(), k.air.is_some()) {
+    let totals = match (k.slamming.is_some(), k.air.is_some()) {
         (true, true) => sorted_one_loop::<true, true>(lone, motion, mass, k, history),
         (false, true) => sorted_one_loop::<false, true>(lone, motion, mass, k, history),
         (true, false) => sorted_one_loop::<true, false>(lone, motion, mass, k, history),
         (false, false) => sorted_one_loop::<false, false>(lone, motion, mass, k, history),
-    }
+    };
+    // (In place: a returned 1.7 kB was copied, about 90 instructions a step.)
+    sums.set_totals(totals);
 }
 
 #[inline(always)]
@@ -537,7 +577,7 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
     mass: &Lanes,
     k: &PassOneConstants,
     (prior, history): (&HistoryChunk<'_>, &mut HistoryChunkMut<'_>),
-) -> PassOneSums {
+) -> [f64; 27] {
     let c = one_constants(k);
     let stop = c.stop_per_area(mass);
     let [px, py, pz] = prior.swept;
@@ -585,13 +625,12 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
             }
         }
     }
-    // Each triangle's contribution, in triangle order, twelve sums at a time.
+    // Each triangle's contribution, in triangle order, fourteen and thirteen sums at a time.
     let mut totals = [0.0; 27];
     let sorted = (&lone.one[..], &lone.chunks[..]);
-    add_rows_in_order::<_, 0, 12, 27>(&mut totals, &lone.slots, sorted, false);
-    add_rows_in_order::<_, 12, 12, 27>(&mut totals, &lone.slots, sorted, false);
-    add_rows_in_order::<_, 24, 3, 27>(&mut totals, &lone.slots, sorted, false);
-    PassOneSums::with_totals(totals)
+    add_rows_in_order::<_, 0, 14, 27>(&mut totals, &lone.slots, sorted, false);
+    add_rows_in_order::<_, 14, 13, 27>(&mut totals, &lone.slots, sorted, false);
+    totals
 }
 
 /// [`pass_one_single`] for the triangles in `list` only (a big hull's cut ones), eight
@@ -774,6 +813,9 @@ fn lone_pass_two(chunks: Chunks<'_>, motion: &LaneMotion, viscous_factor: &Lanes
     s
 }
 
+/// A triangle's [`LaneHistory`] as the bodies keep it ([`narrow`]ed to `f32`).
+pub(crate) type NarrowHistory = [[f32; LANES]; 3];
+
 /// A thread's buffers for a group's columns, kept from one group to the next (no
 /// allocation once they have grown to the hull; the step keeps them in a thread-local).
 #[derive(Default)]
@@ -782,6 +824,8 @@ pub(crate) struct LaneScratch {
     pub water: Vec<LaneVectors>,
     pub prior: Vec<LaneHistory>,
     pub history: Vec<LaneHistory>,
+    /// `history` narrowed to what the bodies keep, before it is copied to them.
+    pub narrowed: Vec<NarrowHistory>,
     /// Each triangle's kind, found in pass one for pass two.
     pub kinds: Vec<u8>,
     /// A body stepped alone: its triangles in chunks, for both passes.
