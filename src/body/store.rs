@@ -23,7 +23,7 @@ const LOCK_BYTES: usize = 8;
 
 /// The bytes of a body's slot a batch's checks read: its lock, then its fields up to its
 /// description.
-pub(crate) const CHECKED_BYTES: usize = LOCK_BYTES + std::mem::offset_of!(Body, samples);
+pub(crate) const CHECKED_BYTES: usize = LOCK_BYTES + std::mem::offset_of!(Body, sample_sets);
 
 /// The bytes of a body's slot its step in the lanes reads besides its replays and
 /// buffers: its lock, then its fields up to the replays.
@@ -59,16 +59,20 @@ pub struct Body {
     /// Whether the host gave the inertia (`host_inertia`, then read) or the step takes
     /// the hull's at uniform density.
     pub(crate) uses_host_inertia: bool,
+    /// Which of `sample_sets` is the last step's (`true`: the second). (Here, in the
+    /// padding before `latest`: the layout the prefetches count on is unchanged.)
+    pub(crate) sampled: bool,
     pub(crate) latest: usize,
     pub(crate) hull: Arc<Hull>,
     /// What a step reads of the description (`whole_desc` is the host's, kept with the
     /// fields no step reads).
     pub(crate) desc: StepDesc,
-    /// The water under the hull at the last step ...
-    pub(crate) samples: Samples,
-    /// ... and the one being sampled, swapped in only when sampling succeeds, so that a
-    /// failed step changes nothing.
-    pub(crate) next_samples: Samples,
+    /// The water under the hull at the last step, `sample_sets[sampled as usize]` (see
+    /// [`Body::samples`]), and the one being sampled, the other: the two change roles only
+    /// when sampling succeeds, so that a failed step changes nothing. (Two sets and an
+    /// index rather than two fields swapped: a swap copied the sets, some 90 instructions
+    /// of `memcpy` a body a step.)
+    pub(crate) sample_sets: [Samples; 2],
     /// The slamming history the last step produced ...
     pub(crate) committed: History,
     /// ... and a spare one a step writes into, swapped in only when the step succeeds.
@@ -126,8 +130,8 @@ impl Body {
                 axes: DMat3::ZERO,
             },
             hull: Arc::clone(&hull),
-            samples: Samples::default(),
-            next_samples: Samples::default(),
+            sample_sets: [Samples::default(), Samples::default()],
+            sampled: false,
             patch: WaterPatch::default(),
             cut: Vec::new(),
             cut_history: Vec::new(),
@@ -177,7 +181,7 @@ impl Body {
         crate::runtime::prefetch::prefetch(std::ptr::from_ref(written).cast(), std::mem::size_of_val(written));
         // (Not `samples`: `prepare` writes the next set, which the lanes then read.)
         // (Nor its vertices: a body of the lanes' does not keep them.)
-        let next = &self.next_samples;
+        let next = self.next_samples();
         buffer(&next.heights);
         buffer(&next.velocities);
         buffer(self.committed.as_slice());
@@ -192,7 +196,7 @@ impl Body {
         fn slice<T>(each: &mut impl FnMut(*const u8, usize), v: &[T]) {
             each(v.as_ptr().cast(), std::mem::size_of_val(v));
         }
-        for samples in [&self.samples, &self.next_samples] {
+        for samples in &self.sample_sets {
             slice(each, &samples.vertices);
             slice(each, &samples.heights);
             slice(each, &samples.velocities);
@@ -218,8 +222,7 @@ impl Body {
     /// largest step so that stepping never allocates.
     pub(crate) fn set_hull(&mut self, hull: Arc<Hull>) {
         let (n, t, rows) = (hull.positions.len(), hull.triangles.len(), hull.columns.len());
-        self.samples = Samples::sized(n);
-        self.next_samples = Samples::sized(n);
+        self.sample_sets = [Samples::sized(n), Samples::sized(n)];
         self.normals = vec![DVec3::ZERO; t];
         self.cut = Vec::with_capacity(t);
         self.cut_history = Vec::with_capacity(t);
@@ -371,6 +374,18 @@ impl Body {
     /// Whether [`crate::step::step_in_lanes`] can step this body: a small hull (its slamming history
     /// one chunk of rows) and the forces the lanes compute (exact pressure, no lumped
     /// resistance, the default drag falloffs, a slamming power the loops take).
+    /// The water under the hull at the last step.
+    #[inline(always)]
+    pub(crate) fn samples(&self) -> &Samples {
+        &self.sample_sets[self.sampled as usize]
+    }
+
+    /// The set the next step samples into.
+    #[inline(always)]
+    pub(crate) fn next_samples(&self) -> &Samples {
+        &self.sample_sets[!self.sampled as usize]
+    }
+
     pub(crate) fn can_step_in_lanes(&self) -> bool {
         let d = &self.desc;
         self.hull.columns.len() <= LANES_MAX_ROWS

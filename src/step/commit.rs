@@ -33,7 +33,7 @@ impl Body {
 
     /// Undoes a successful [`Body::prepare`] whose step is not taken.
     pub(crate) fn undo_prepare(&mut self) {
-        std::mem::swap(&mut self.samples, &mut self.next_samples);
+        self.sampled = !self.sampled;
     }
 
     /// Undoes a whole successful step (a batch that fails for another body).

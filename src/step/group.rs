@@ -262,7 +262,7 @@ impl Lanes<'_> {
                 // (Nothing else to gather: its triangles go in the lanes instead.)
                 return;
             }
-            let samples = &body.samples;
+            let samples = body.samples();
             // Turned here rather than read: `prepare` leaves them (`Samples::turned`).
             let rotation = DMat3::from_quat(state.rotation);
             for (k, axis) in [rotation.x_axis, rotation.y_axis, rotation.z_axis].iter().enumerate() {
@@ -354,11 +354,13 @@ impl Lanes<'_> {
         match &mut bodies[0] {
             Some(body) if self.alone => {
                 let Body {
-                    samples,
+                    sample_sets,
+                    sampled,
                     committed,
                     spare,
                     ..
                 } = &mut **body;
+                let samples = &mut sample_sets[*sampled as usize];
                 samples.turn(&hull.positions, states[0]);
                 let single = Single {
                     vertices: &samples.vertices,
@@ -438,7 +440,7 @@ impl Lanes<'_> {
                 StepInputs::first(body, state, self.dt, &self.conditions),
                 &self.hull.info,
                 &mut m.totals[l],
-                (body.samples.mean_velocity, &body.samples.froude_krylov),
+                (body.samples().mean_velocity, &body.samples().froude_krylov),
                 &m.inverse_inertias[l],
                 &mut Discard,
             );

@@ -123,12 +123,10 @@ impl Body {
     pub(crate) fn prepare(&mut self, state: &BodyState, env: &Environment<'_>) -> Result<()> {
         let _timer = profile::time(Section::Prepare);
         let velocities = self.needs_water_velocity(env);
-        let mut next = std::mem::take(&mut self.next_samples);
-        let sampled = sample_water_for_cpu(self, state, env, velocities, &mut next);
+        let sampled = sample_water_for_cpu(self, state, env, velocities);
         if sampled.is_ok() {
-            std::mem::swap(&mut self.samples, &mut next);
+            self.sampled = !self.sampled;
         }
-        self.next_samples = next;
         sampled
     }
 
@@ -213,7 +211,8 @@ impl Body {
             .inverse();
         let Body {
             hull,
-            samples,
+            sample_sets,
+            sampled,
             cut,
             cut_history,
             wet,
@@ -222,6 +221,7 @@ impl Body {
             triangle_water_velocities,
             ..
         } = self;
+        let samples = &sample_sets[*sampled as usize];
         let step = Step::new(replay, hull, samples, prior, !S::DETAILED);
         let mut rows = Rows {
             cut,

@@ -36,7 +36,8 @@ impl Body {
             let prior = std::mem::take(&mut self.prior_history);
             // Not the spare set: right after a step it holds what undoing the step needs.
             let mut scratch = Output::sized(t, self.hull.columns.len());
-            self.samples.turn(&self.hull.positions, &replay.state);
+            let (hull, samples) = (&self.hull, &mut self.sample_sets[self.sampled as usize]);
+            samples.turn(&hull.positions, &replay.state);
             self.run(&replay, &prior, &mut scratch, &mut detail, Team::Alone);
             detail.submerged = scratch.pieces;
             self.prior_history = prior;

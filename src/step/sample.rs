@@ -5,24 +5,23 @@
 use glam::{DMat3, DVec2, DVec3};
 
 use super::Environment;
-use crate::body::{Body, BodyState, Samples};
+use crate::body::{Body, BodyState};
 use crate::error::Result;
 use crate::loops::whole::PARALLEL_ROWS;
 use crate::runtime::team::Team;
 use crate::water::{FroudeKrylov, Water};
 
 impl Body {
-    /// Transforms every vertex once into `out` and measures its height above the water,
-    /// and the water's velocity there when `velocities` is set (the world's current
-    /// included), with the mean water velocity over the vertices under water.
+    /// Transforms every vertex once into the set the next step samples into
+    /// ([`Body::next_samples`]) and measures its height above the water, and the water's
+    /// velocity there when `velocities` is set (the world's current included), with the
+    /// mean water velocity over the vertices under water. The caller makes it the last
+    /// step's set (`sampled`) only when this succeeds.
     #[inline(always)]
-    pub(crate) fn sample_water(
-        &mut self,
-        state: &BodyState,
-        env: &Environment<'_>,
-        velocities: bool,
-        out: &mut Samples,
-    ) -> Result<()> {
+    pub(crate) fn sample_water(&mut self, state: &BodyState, env: &Environment<'_>, velocities: bool) -> Result<()> {
+        let in_lanes = self.can_step_in_lanes();
+        // (Written in place: a set lent out and swapped back in was copied three times.)
+        let out = &mut self.sample_sets[!self.sampled as usize];
         let origin = state.position;
         // The water's queries are in its own frame (a far origin's, in f64), horizontally;
         // heights stay in the world's (the surface's moved down by the offset's height), so
@@ -35,7 +34,7 @@ impl Body {
         // The world positions of the vertices (the water's query points): this thread's,
         // not the body's, since nothing reads them after the step (10000 boxes: three
         // cache lines fewer to load and write back per box).
-        out.turned = !self.can_step_in_lanes();
+        out.turned = !in_lanes;
         // Flat water's level in the world's frame.
         let level = match env.water {
             Water::Flat(flat) => flat.level - offset.y,
@@ -168,9 +167,8 @@ pub(crate) fn sample_water_for_cpu<'w>(
     state: &BodyState,
     env: &Environment<'w>,
     velocities: bool,
-    out: &mut Samples,
 ) -> Result<()> {
-    body.sample_water(state, env, velocities, out)
+    body.sample_water(state, env, velocities)
 }
 
 thread_local! {

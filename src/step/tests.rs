@@ -60,7 +60,7 @@ fn reference_forces(body: &mut Body) -> BodyForces {
     };
     let prior = std::mem::take(&mut body.prior_history);
     let mut scratch = Output::sized(body.hull.triangles.len(), body.hull.columns.len());
-    body.samples.turn(&body.hull.positions, &replay.state);
+    body.sample_sets[body.sampled as usize].turn(&body.hull.positions, &replay.state);
     let (forces, _) = body.run(&replay, &prior, &mut scratch, &mut Detail::default(), Team::Alone);
     body.prior_history = prior;
     forces
