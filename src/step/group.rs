@@ -98,6 +98,7 @@ fn step_in_lanes_here(
             },
         middles,
         one,
+        drag,
     } = &mut *scratch;
     let group = Group {
         vertices,
@@ -113,10 +114,10 @@ fn step_in_lanes_here(
     // lanes are never read; the motion and the viscous factors are every lane's.
     middles.viscous_factor = [0.0; LANES];
     lanes.after_pass_one(bodies, states, one, middles);
-    let drag = lanes.pass_two(bodies, &group, kinds, lone, middles);
+    let drag_on = lanes.pass_two(bodies, &group, kinds, lone, middles, drag);
     passes.stop();
     write_histories(bodies, history, narrowed);
-    lanes.finish(bodies, states, one, middles, drag, results);
+    lanes.finish(bodies, states, one, middles, drag_on.then_some(&*drag), results);
     GroupScratch::give_back(scratch);
 }
 
@@ -141,8 +142,10 @@ struct GroupScratch {
     lanes: LaneScratch,
     middles: LaneMiddles,
     /// Pass one's sums (returned, their 1.7 kB were copied at each group; a body alone's
-    /// in lane 0 only).
+    /// in lane 0 only) ...
     one: PassOneSums,
+    /// ... and pass two's (returned, 576 bytes copied twice; the same lanes written).
+    drag: DragLanes,
 }
 
 thread_local! {
@@ -469,10 +472,11 @@ impl Lanes<'_> {
         kinds: &[u8],
         lone: &mut LoneScratch,
         m: &mut LaneMiddles,
-    ) -> Option<DragLanes> {
+        drag: &mut DragLanes,
+    ) -> bool {
         // (Not in a closure: closures are compiled for the baseline processor only.)
         let Some(Some(params)) = m.middles[0].map(|m| m.drag) else {
-            return None;
+            return false;
         };
         let hull = &**self.hull;
         let shared = DragConstants::new(
@@ -492,10 +496,11 @@ impl Lanes<'_> {
                     m.end.angular_velocity[axis] = [m.end.angular_velocity[axis][0]; LANES];
                 }
                 m.viscous_factor = [m.viscous_factor[0]; LANES];
-                Some(lanes::pass_two_single(lone, &m.end, &m.viscous_factor, &shared))
+                lanes::pass_two_single(lone, &m.end, &m.viscous_factor, &shared, drag);
             }
-            _ => Some(lanes::pass_two(hull, group, kinds, &m.end, &m.viscous_factor, &shared)),
+            _ => lanes::pass_two(hull, group, kinds, &m.end, &m.viscous_factor, &shared, drag),
         }
+        true
     }
 
     /// Each body's forces from its sums, and its step committed.
@@ -506,16 +511,16 @@ impl Lanes<'_> {
         states: &[&BodyState],
         one: &PassOneSums,
         m: &LaneMiddles,
-        drag: Option<DragLanes>,
+        drag: Option<&DragLanes>,
         results: &mut [Result<BodyForces>],
     ) {
         // Both limiters' factors for the group in lanes (a body alone: in `finish`).
         let mut scales = ([1.0; LANES], [1.0; LANES]);
         if !self.alone {
             if bodies.len() <= lanes::HALF {
-                self.limit_in_lanes::<{ lanes::HALF }>(bodies, states, one, m, &drag, &mut scales);
+                self.limit_in_lanes::<{ lanes::HALF }>(bodies, states, one, m, drag, &mut scales);
             } else {
-                self.limit_in_lanes::<LANES>(bodies, states, one, m, &drag, &mut scales);
+                self.limit_in_lanes::<LANES>(bodies, states, one, m, drag, &mut scales);
             }
         }
         for (l, (body, state)) in bodies.iter_mut().zip(states).enumerate() {
@@ -525,7 +530,7 @@ impl Lanes<'_> {
                 continue;
             };
             // (Matched by reference: `map_or` took, and copied, the group's sums per body.)
-            let drag = match &drag {
+            let drag = match drag {
                 Some(d) => (
                     lane_vector(&d.viscous, l),
                     lane_vector(&d.pressure, l),
@@ -579,7 +584,7 @@ impl Lanes<'_> {
         states: &[&BodyState],
         one: &PassOneSums,
         m: &LaneMiddles,
-        drag: &Option<DragLanes>,
+        drag: Option<&DragLanes>,
         (water_scale, air_scale): &mut ([f64; LANES], [f64; LANES]),
     ) {
         let zero = [[0.0; N]; 3];

@@ -21,7 +21,7 @@ pub(crate) struct DragLanes {
 /// end-of-step one); `viscous_factor` is each body's `-rho C_F / 2`. `k` holds what the
 /// bodies share (coefficients, which forces are on); its motion is not read. The drag
 /// falloffs must be 1/2. `kinds` are the triangles' kinds [`pass_one`](super::pass_one())
-/// found.
+/// found. The sums go to `s`, every lane written.
 #[inline(always)]
 pub(crate) fn pass_two(
     hull: &Hull,
@@ -30,11 +30,12 @@ pub(crate) fn pass_two(
     motion: &LaneMotion,
     viscous_factor: &Lanes,
     k: &DragConstants,
-) -> DragLanes {
+    s: &mut DragLanes,
+) {
     if group.water.is_some() {
-        pass_two_loop::<true>(hull, group, kinds, motion, viscous_factor, k)
+        pass_two_loop::<true>(hull, group, kinds, motion, viscous_factor, k, s)
     } else {
-        pass_two_loop::<false>(hull, group, kinds, motion, viscous_factor, k)
+        pass_two_loop::<false>(hull, group, kinds, motion, viscous_factor, k, s)
     }
 }
 
@@ -88,8 +89,10 @@ fn pass_two_loop<const MOVING: bool>(
     motion: &LaneMotion,
     viscous_factor: &Lanes,
     k: &DragConstants,
-) -> DragLanes {
-    let mut s = DragLanes::default();
+    s: &mut DragLanes,
+) {
+    // (Written in place: returned, a group's 576 bytes were copied twice.)
+    *s = DragLanes::default();
     for ((tri, &whole_area), &kind) in hull.triangles.iter().zip(&hull.areas).zip(kinds) {
         // (No drag above the water: nothing to gather.)
         if kind == DRY {
@@ -107,9 +110,8 @@ fn pass_two_loop<const MOVING: bool>(
             viscous_factor,
             k,
         );
-        drag_triangle_of_kind(kind, group.half, args, &mut s);
+        drag_triangle_of_kind(kind, group.half, args, s);
     }
-    s
 }
 
 /// [`drag_triangle`] for a triangle of kind `kind`, in half the lanes when `half`.

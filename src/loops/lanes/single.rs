@@ -727,7 +727,8 @@ pub(crate) fn pass_two_single(
     motion: &LaneMotion,
     viscous_factor: &Lanes,
     k: &DragConstants,
-) -> DragLanes {
+    s: &mut DragLanes,
+) {
     let LoneScratch {
         chunks,
         counts,
@@ -760,7 +761,8 @@ pub(crate) fn pass_two_single(
     // Each triangle's contribution, in triangle order (a triangle above the water has none).
     let mut totals = [0.0; 9];
     add_rows_in_order::<_, 0, 9, 9>(&mut totals, slots, (&drag[..], &chunks[..]), true);
-    let mut s = DragLanes::default();
+    // Lane 0 written: the other lanes are never read for a body alone (returned, the
+    // 576 bytes were zeroed and copied twice).
     for (sum, total) in [&mut s.viscous, &mut s.pressure, &mut s.torque]
         .into_iter()
         .flatten()
@@ -768,7 +770,6 @@ pub(crate) fn pass_two_single(
     {
         sum[0] = total;
     }
-    s
 }
 
 /// [`pass_two_single`] for the triangles in `list` only, as [`pass_one_listed`].
