@@ -677,18 +677,48 @@ fn forces_that_are_not_finite_or_beyond_the_bound_are_not_sound() {
         MAX_FORCE * 2.0,
         -MAX_FORCE * 2.0,
     ] {
-        for axis in 0..3 {
-            let mut bad = good;
-            bad.force[axis] = value;
-            assert!(!bad.is_sound(), "force[{axis}] = {value}");
-            let mut bad = good;
-            bad.damping_force[axis] = value;
-            assert!(!bad.is_sound(), "damping_force[{axis}] = {value}");
+        // Every vector the step returns, each axis.
+        let vectors: [(&str, fn(&mut BodyForces) -> &mut DVec3); 8] = [
+            ("force", |f| &mut f.force),
+            ("torque", |f| &mut f.torque),
+            ("buoyancy_force", |f| &mut f.buoyancy_force),
+            ("viscous_force", |f| &mut f.viscous_force),
+            ("pressure_drag_force", |f| &mut f.pressure_drag_force),
+            ("slamming_force", |f| &mut f.slamming_force),
+            ("air_force", |f| &mut f.air_force),
+            ("damping_force", |f| &mut f.damping_force),
+        ];
+        for (name, field) in vectors {
+            for axis in 0..3 {
+                let mut bad = good;
+                field(&mut bad)[axis] = value;
+                assert!(!bad.is_sound(), "{name}[{axis}] = {value}");
+            }
         }
     }
-    let mut bad = good;
-    bad.submerged_volume = f64::NAN;
-    assert!(!bad.is_sound());
+    // The centre of buoyancy and the scalars need only be finite.
+    for value in [f64::NAN, f64::INFINITY, -f64::INFINITY] {
+        for axis in 0..3 {
+            let mut bad = good;
+            bad.center_of_buoyancy[axis] = value;
+            assert!(!bad.is_sound(), "center_of_buoyancy[{axis}] = {value}");
+        }
+        let scalars: [(&str, fn(&mut BodyForces) -> &mut f64); 3] = [
+            ("submerged_volume", |f| &mut f.submerged_volume),
+            ("submerged_area", |f| &mut f.submerged_area),
+            ("wetted_ratio", |f| &mut f.wetted_ratio),
+        ];
+        for (name, field) in scalars {
+            let mut bad = good;
+            *field(&mut bad) = value;
+            assert!(!bad.is_sound(), "{name} = {value}");
+        }
+    }
+    let far = BodyForces {
+        center_of_buoyancy: DVec3::splat(MAX_FORCE * 10.0),
+        ..good
+    };
+    assert!(far.is_sound(), "a finite centre of buoyancy is sound however far");
 }
 
 /// The inertia a step uses follows the description as it is set and reset: the host's
