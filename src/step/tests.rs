@@ -662,6 +662,9 @@ fn a_state_out_of_range_is_refused_with_the_vector_and_the_reason() {
     }
 }
 
+/// One field of a step's forces, to spoil.
+type Field<T> = fn(&mut BodyForces) -> &mut T;
+
 #[test]
 fn forces_that_are_not_finite_or_beyond_the_bound_are_not_sound() {
     let good = BodyForces {
@@ -678,7 +681,7 @@ fn forces_that_are_not_finite_or_beyond_the_bound_are_not_sound() {
         -MAX_FORCE * 2.0,
     ] {
         // Every vector the step returns, each axis.
-        let vectors: [(&str, fn(&mut BodyForces) -> &mut DVec3); 8] = [
+        let vectors: [(&str, Field<DVec3>); 8] = [
             ("force", |f| &mut f.force),
             ("torque", |f| &mut f.torque),
             ("buoyancy_force", |f| &mut f.buoyancy_force),
@@ -703,7 +706,7 @@ fn forces_that_are_not_finite_or_beyond_the_bound_are_not_sound() {
             bad.center_of_buoyancy[axis] = value;
             assert!(!bad.is_sound(), "center_of_buoyancy[{axis}] = {value}");
         }
-        let scalars: [(&str, fn(&mut BodyForces) -> &mut f64); 3] = [
+        let scalars: [(&str, Field<f64>); 3] = [
             ("submerged_volume", |f| &mut f.submerged_volume),
             ("submerged_area", |f| &mut f.submerged_area),
             ("wetted_ratio", |f| &mut f.wetted_ratio),
