@@ -128,29 +128,35 @@ impl Body {
         // The water's velocity falls with depth under the surface (waves' orbits shrink
         // as e^{-k d}); 0 for water that answers its own velocities.
         let decay = env.water.velocity_decay();
-        for (i, point) in points.iter().enumerate() {
-            // `heights` held the surface; now the vertex's height above it. A surface that
-            // is not a number (a model pushed past f64's range) counts as no water there,
-            // so that no NaN ever reaches a force.
-            let surface = out.heights[i];
-            out.heights[i] = if surface.is_finite() {
+        // `heights` held the surface; now the vertex's height above it. A surface that is
+        // not a number (a model pushed past f64's range) counts as no water there, so that
+        // no NaN ever reaches a force. (Zipped, not indexed: no bounds check per vertex.)
+        let height_above = |point: &DVec3, surface: f64| {
+            if surface.is_finite() {
                 point.y - surface
             } else {
                 f64::INFINITY
-            };
-            if velocities {
-                let v = &mut out.velocities[i];
+            }
+        };
+        if velocities {
+            let rows = points.iter().zip(out.heights.iter_mut()).zip(out.velocities.iter_mut());
+            for ((point, height), v) in rows {
+                *height = height_above(point, *height);
                 if !v.is_finite() {
                     *v = DVec3::ZERO;
                 }
-                if decay > 0.0 && out.heights[i] < 0.0 {
-                    *v *= (decay * out.heights[i]).exp();
+                if decay > 0.0 && *height < 0.0 {
+                    *v *= (decay * *height).exp();
                 }
                 *v += env.current;
-                if out.heights[i] < 0.0 {
+                if *height < 0.0 {
                     sum += *v;
                     count += 1;
                 }
+            }
+        } else {
+            for (point, height) in points.iter().zip(out.heights.iter_mut()) {
+                *height = height_above(point, *height);
             }
         }
         POINTS.set(points);

@@ -274,6 +274,9 @@ fn clipped<const KIND: u8>(p: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
 /// No vertex (a hull's indices are valid; this only spares the loops a bounds check).
 const NO_VERTEX: LaneVertex = [[0.0; LANES]; 4];
 
+/// No water velocity (as [`NO_VERTEX`]: only spares a bounds check).
+const NO_WATER: LaneVectors = [[0.0; LANES]; 3];
+
 /// Triangle `tri`'s corners in the group's bodies, looked up once (the loop over lanes
 /// then has no bounds to check, and the compiler turns it into vector instructions),
 /// and the water's velocity averaged over them.
@@ -283,7 +286,9 @@ fn corners<'g, const MOVING: bool>(group: &Group<'g>, tri: [u32; 3]) -> ([&'g La
     let corners = [vertex(tri[0]), vertex(tri[1]), vertex(tri[2])];
     let mut water = [[0.0; LANES]; 3];
     if let (Some(w), true) = (group.water, MOVING) {
-        let at = |i: u32| w.get(i as usize).copied().unwrap_or_default();
+        // (By reference: copied out of the slice, three corners' 192 bytes each were moved
+        // for every triangle of both passes.)
+        let at = |i: u32| w.get(i as usize).unwrap_or(&NO_WATER);
         let (a, b, c) = (at(tri[0]), at(tri[1]), at(tri[2]));
         for axis in 0..3 {
             for l in 0..LANES {
