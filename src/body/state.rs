@@ -50,15 +50,19 @@ impl BodyState {
         // One comparison per number when all is well (NaN compares false, infinity is
         // beyond every limit); the messages sort out what is wrong otherwise.
         let within = |v: DVec3, limit: f64| v.abs().cmple(DVec3::splat(limit)).all();
+        // (`&`, not `&&`: four tests and one branch, not a branch per test.)
         if !(within(self.position, MAX_COORDINATE)
-            && within(self.center_of_mass, MAX_COORDINATE)
-            && within(self.linear_velocity, MAX_SPEED)
-            && within(self.angular_velocity, MAX_SPEED))
+            & within(self.center_of_mass, MAX_COORDINATE)
+            & within(self.linear_velocity, MAX_SPEED)
+            & within(self.angular_velocity, MAX_SPEED))
         {
             return Err(self.out_of_range());
         }
+        // A finite length at least 1e-6 is also every component finite (an infinite or NaN
+        // one makes the length so, and NaN fails the comparison), and refuses components
+        // so large that their squares overflow, which `/ length` would turn into zero.
         let length = self.rotation.length();
-        if !self.rotation.is_finite() || length < 1e-6 {
+        if !(length >= 1e-6 && length.is_finite()) {
             return Err(Error::argument(format!(
                 "state.rotation must be a finite non-zero quaternion, got {}",
                 self.rotation

@@ -656,9 +656,25 @@ fn a_state_out_of_range_is_refused_with_the_vector_and_the_reason() {
     for rotation in [
         DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
         DQuat::from_xyzw(f64::NAN, 0.0, 0.0, 1.0),
+        DQuat::from_xyzw(0.0, f64::INFINITY, 0.0, 1.0),
+        DQuat::from_xyzw(0.0, 0.0, -f64::INFINITY, 0.0),
+        // Finite, but its length overflows: divided by it, a zero rotation.
+        DQuat::from_xyzw(1e200, 1e200, 0.0, 0.0),
+        DQuat::from_xyzw(0.0, 0.0, 1e-7, 0.0),
     ] {
         let bad = BodyState { rotation, ..good };
-        assert!(bad.validated().unwrap_err().to_string().contains("state.rotation"));
+        assert!(
+            bad.validated().unwrap_err().to_string().contains("state.rotation"),
+            "{rotation}"
+        );
+    }
+    // A rotation of any finite, representable length is made unit.
+    for rotation in [
+        DQuat::from_xyzw(0.0, 3e-6, 0.0, 0.0),
+        DQuat::from_xyzw(1e150, 0.0, 1e150, 0.0),
+    ] {
+        let unit = BodyState { rotation, ..good }.validated().unwrap().rotation;
+        assert!((unit.length() - 1.0).abs() < 1e-15, "{rotation}: {unit}");
     }
 }
 
