@@ -140,6 +140,9 @@ namespace Keel.Benchmark
         /// <summary>Seconds per frame of one fixed step, after a warm-up, best of three runs.</summary>
         private static double Measure(Kind kind, int count, int frames) { return Measure(kind, count, frames, count == 1); }
 
+        /// <summary>Measure does not print where a lone body ended (repeated measurements).</summary>
+        private static bool s_Quiet;
+
         /// <summary>The lowest and highest body after the last Measure: a body that fell through the water shows here.</summary>
         private static float s_LastLowest, s_LastHighest;
 
@@ -154,7 +157,7 @@ namespace Keel.Benchmark
                 StandInPlayerLoop.Step(frames);
                 best = Math.Min(best, watch.Elapsed.TotalSeconds / frames);
             }
-            if (count == 1 && kind != Kind.Control)
+            if (count == 1 && kind != Kind.Control && !s_Quiet)
                 Console.WriteLine("  {0}: {1} at y = {2:F3} m after the run", kind, bunny ? "bunny" : "box", objects[0].transform.position.y);
             s_LastLowest = float.MaxValue;
             s_LastHighest = float.MinValue;

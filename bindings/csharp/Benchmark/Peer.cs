@@ -110,15 +110,29 @@ namespace Keel.Benchmark
                 bunnyThrows = e.GetType().Name + " in " + ThrowingScript(e);
             }
 
-            double boxControl = Measure(Kind.Control, 1, 2000, false);
-            double boxCore = Measure(Kind.PeerCore, 1, 2000, false) - boxControl;
-            RequireAfloat("box");
-            double boxWhole = Measure(Kind.Peer, 1, 2000, false) - boxControl;
-            RequireAfloat("box");
-            KeelRuntime.ThreadCount = 1;
-            double box1 = Measure(Kind.NativeAlone, 1, 2000, false) - boxControl;
-            KeelRuntime.ThreadCount = 0;
-            double boxAll = Measure(Kind.NativeAlone, 1, 2000, false) - boxControl;
+            // One box is a few microseconds a frame, the size of the load's noise on the
+            // control itself: each scene is measured five times, alternated with the others,
+            // and the best of each taken (best of 15 runs of 2000 frames).
+            double boxControl = double.MaxValue, boxCore = double.MaxValue, boxWhole = double.MaxValue;
+            double box1 = double.MaxValue, boxAll = double.MaxValue;
+            s_Quiet = true;
+            for (int round = 0; round < 5; round++)
+            {
+                boxControl = Math.Min(boxControl, Measure(Kind.Control, 1, 2000, false));
+                boxCore = Math.Min(boxCore, Measure(Kind.PeerCore, 1, 2000, false));
+                RequireAfloat("box");
+                boxWhole = Math.Min(boxWhole, Measure(Kind.Peer, 1, 2000, false));
+                RequireAfloat("box");
+                KeelRuntime.ThreadCount = 1;
+                box1 = Math.Min(box1, Measure(Kind.NativeAlone, 1, 2000, false));
+                KeelRuntime.ThreadCount = 0;
+                boxAll = Math.Min(boxAll, Measure(Kind.NativeAlone, 1, 2000, false));
+            }
+            s_Quiet = false;
+            boxCore -= boxControl;
+            boxWhole -= boxControl;
+            box1 -= boxControl;
+            boxAll -= boxControl;
 
             double cubesCore = Measure(Kind.PeerCore, 1024, 20, false) - package.CubesControl;
             RequireAfloat("1024 cubes");
@@ -136,10 +150,13 @@ namespace Keel.Benchmark
             double boxRatio = boxCore / box1, bunnyRatio = bunnyCore / package.Bunny1;
             Console.WriteLine("per box: peer physics {0:F1} us (one box), {1:F1} us (in 1024), whole {2:F1} us (one box); package {3:F2} us (one box, 1 thread)",
                 boxCore * 1e6, cubesCore / 1024 * 1e6, boxWhole * 1e6, box1 * 1e6);
-            Console.WriteLine("issue 35's goals (peer physics / package, 1 native thread): box >= 100x {0} ({1:F1}x), bunny >= 300x {2} ({3:F1}x)",
-                boxRatio >= 100.0 ? "yes" : "NO", boxRatio, bunnyRatio >= 300.0 ? "yes" : "NO", bunnyRatio);
+            Console.WriteLine("issue 35's goals (peer physics / package, 1 native thread): box >= 100x {0} ({1}), bunny >= 300x {2} ({3})",
+                box1 > 0.0 && boxRatio >= 100.0 ? "yes" : "NO", Ratio(boxCore, box1), bunnyRatio >= 300.0 ? "yes" : "NO", Ratio(bunnyCore, package.Bunny1));
             if (bunnyThrows != null) Console.WriteLine("peer, whole on the bunny: not timed, its foam skirt throws ({0})", bunnyThrows);
         }
+
+        /// <summary>A box's few microseconds in us (Ms's three decimals would round them away), the rest in ms.</summary>
+        private static string Span(double seconds) { return seconds < 1e-3 ? (seconds * 1e6).ToString("F1") + " us" : Ms(seconds); }
 
         /// <summary>The innermost method of the stack outside the runtime's library: the script that threw.</summary>
         private static string ThrowingScript(Exception e)
@@ -155,9 +172,15 @@ namespace Keel.Benchmark
 
         private static void PeerRow(string scene, double core, double whole, double native1, double nativeAll)
         {
-            Console.WriteLine("| {0} | {1} | {2} | {3} | {4} | {5:F1}x | {6:F1}x |", scene, Ms(core),
-                double.IsNaN(whole) ? "throws (see below)" : Ms(whole), Ms(native1), Ms(nativeAll),
-                core / native1, core / Math.Min(native1, nativeAll));
+            Console.WriteLine("| {0} | {1} | {2} | {3} | {4} | {5} | {6} |", scene, Span(core),
+                double.IsNaN(whole) ? "throws (see below)" : Span(whole), Span(native1), Span(nativeAll),
+                Ratio(core, native1), Ratio(core, Math.Min(native1, nativeAll)));
+        }
+
+        /// <summary>A package figure at or below the control's noise has no ratio.</summary>
+        private static string Ratio(double peer, double package)
+        {
+            return package > 0.0 ? (peer / package).ToString("F1") + "x" : "(package below the noise)";
         }
 
         /// <summary>
