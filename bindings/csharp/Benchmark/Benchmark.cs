@@ -141,7 +141,7 @@ namespace Keel.Benchmark
         private static double Measure(Kind kind, int count, int frames) { return Measure(kind, count, frames, count == 1); }
 
         /// <summary>Measure does not print where a lone body ended (repeated measurements).</summary>
-        private static bool s_Quiet;
+        private static bool s_Quiet = false;
 
         /// <summary>The lowest and highest body after the last Measure: a body that fell through the water shows here.</summary>
         private static float s_LastLowest, s_LastHighest;
