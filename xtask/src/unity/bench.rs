@@ -161,8 +161,18 @@ fn export_peer(root: &Path, peer: &Path) -> Result<(PathBuf, String), String> {
     let export = std::env::temp_dir().join(format!("keel-unity-peer-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&export);
     std::fs::create_dir_all(&export).map_err(|e| format!("{}: {e}", export.display()))?;
+    match copy_scripts(&peer, &export) {
+        Ok(commit) => Ok((export, commit)),
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&export);
+            Err(e)
+        }
+    }
+}
+
+fn copy_scripts(peer: &Path, export: &Path) -> Result<String, String> {
     let git = |args: &[&str]| -> Option<Vec<u8>> {
-        let out = Command::new("git").arg("-C").arg(&peer).args(args).output().ok()?;
+        let out = Command::new("git").arg("-C").arg(peer).args(args).output().ok()?;
         out.status.success().then_some(out.stdout)
     };
     for script in PEER_SCRIPTS {
@@ -180,8 +190,53 @@ fn export_peer(root: &Path, peer: &Path) -> Result<(PathBuf, String), String> {
         let name = Path::new(script).file_name().expect("a file name");
         std::fs::write(export.join(name), text).map_err(|e| e.to_string())?;
     }
-    let commit = git(&["rev-parse", "HEAD"])
+    Ok(git(&["rev-parse", "HEAD"])
         .map(|out| String::from_utf8_lossy(&out).trim().to_string())
-        .unwrap_or_else(|| "unknown".to_string());
-    Ok((export, commit))
+        .unwrap_or_else(|| "unknown".to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fake_peer(dir: &Path) {
+        for (i, script) in PEER_SCRIPTS.iter().enumerate() {
+            let path = dir.join("Assets/Scripts").join(script);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            // A byte-order mark and CRLF line ends, as Unity projects often have: the
+            // export must keep every byte.
+            std::fs::write(&path, format!("\u{feff}// {script}\r\nclass C{i} {{ }}\r\n")).unwrap();
+        }
+    }
+
+    /// The peer's scripts leave a copy of it byte for byte, into a directory outside the
+    /// repository; a missing script is an error naming it, and a copy inside the
+    /// repository is refused (its code is never kept there).
+    #[test]
+    fn the_peer_is_exported_unmodified_and_only_from_outside_the_repository() {
+        let root = crate::unity::workspace_root().canonicalize().unwrap();
+        let peer = std::env::temp_dir().join(format!("keel-fake-peer-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&peer);
+        fake_peer(&peer);
+
+        let (export, _commit) = export_peer(&root, &peer).unwrap();
+        assert!(!export.starts_with(&root), "{}", export.display());
+        for script in PEER_SCRIPTS {
+            let original = std::fs::read(peer.join("Assets/Scripts").join(script)).unwrap();
+            let copy = std::fs::read(export.join(Path::new(script).file_name().unwrap())).unwrap();
+            assert_eq!(copy, original, "{script}");
+        }
+        std::fs::remove_dir_all(&export).unwrap();
+
+        std::fs::remove_file(peer.join("Assets/Scripts/Water/WaveTypes.cs")).unwrap();
+        let missing = export_peer(&root, &peer).unwrap_err();
+        assert!(missing.contains("Assets/Scripts/Water/WaveTypes.cs"), "{missing}");
+        std::fs::remove_dir_all(&peer).unwrap();
+
+        let inside = root.join(format!("target/keel-fake-peer-{}", std::process::id()));
+        fake_peer(&inside);
+        let refused = export_peer(&root, &inside).unwrap_err();
+        std::fs::remove_dir_all(&inside).unwrap();
+        assert!(refused.contains("inside the repository"), "{refused}");
+    }
 }
