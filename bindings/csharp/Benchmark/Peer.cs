@@ -102,10 +102,10 @@ namespace Keel.Benchmark
             }
             catch (ArgumentOutOfRangeException e)
             {
-                // Its foam skirt merges the water-line points closer than 0.32 m, which can
-                // leave the 0.1-scale bunny too few for its convex hull (Graham scan), which
-                // then indexes past the end. Unity would log that each such frame and go on;
-                // the stand-in's loop lets it through, so it is reported, not timed.
+                // Its foam skirt's convex hull (a Graham scan over the water-line points left
+                // after merging those closer than 0.32 m) indexes past its list on the
+                // 0.1-scale bunny. Unity would log that each such frame and go on; the
+                // stand-in's loop lets it through, so it is reported, not timed.
                 StandInPlayerLoop.ExitPlayMode();
                 bunnyThrows = e.GetType().Name + " in " + ThrowingScript(e);
             }
