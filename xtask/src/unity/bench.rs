@@ -159,6 +159,12 @@ fn export_peer(root: &Path, peer: &Path) -> Result<(PathBuf, String), String> {
         ));
     }
     let export = std::env::temp_dir().join(format!("keel-unity-peer-{}", std::process::id()));
+    if export.starts_with(&root) {
+        return Err(format!(
+            "the temporary directory {} is inside the repository, where the peer's code must never go: set TMPDIR elsewhere",
+            export.display()
+        ));
+    }
     let _ = std::fs::remove_dir_all(&export);
     std::fs::create_dir_all(&export).map_err(|e| format!("{}: {e}", export.display()))?;
     match copy_scripts(&peer, &export) {
