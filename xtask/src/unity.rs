@@ -26,10 +26,17 @@ struct Args {
     /// Only write the missing .meta files of unity-package/ (stable GUIDs from the path).
     #[arg(long)]
     metas: bool,
-    /// Run the benchmark under mono (managed C# reference vs the package, one table)
-    /// against the release library, instead of packaging.
+    /// Run the benchmark under mono (managed C# reference vs the package, one table; with
+    /// --peer a second table against the issue-35 peer) against the release library,
+    /// instead of packaging.
     #[arg(long)]
     bench: bool,
+    /// With --bench: also measure the issue-35 peer (Habrador's Unity boat tutorial, MIT),
+    /// from this checkout or git directory of it outside the repository; its scripts are
+    /// exported to a temporary directory and compiled unmodified. Default: $KEEL_UNITY_PEER
+    /// (read only with --bench).
+    #[arg(long, value_name = "DIR")]
+    peer: Option<PathBuf>,
     /// Use this already-built library for this machine instead of building one.
     #[arg(long)]
     native: Option<PathBuf>,
@@ -64,13 +71,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
         println!("wrote {written} .meta files");
         return Ok(());
     }
+    if args.peer.is_some() && !args.bench {
+        return Err("--peer only goes with --bench".to_string());
+    }
     check_bindings(&root)?;
     if args.bench {
         let library = match &args.native {
             Some(native) => native.clone(),
             None => build_release(&root)?,
         };
-        return bench::run(&root, &library);
+        let peer = args
+            .peer
+            .clone()
+            .or_else(|| std::env::var_os("KEEL_UNITY_PEER").map(PathBuf::from));
+        return bench::run(&root, &library, peer.as_deref());
     }
     let mut plugins = Vec::new();
     for spec in &args.plugins {

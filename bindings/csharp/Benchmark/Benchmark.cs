@@ -3,7 +3,7 @@
 // the Stanford bunny and against BuoyancyManager on 1024 cubes, each minus a control scene
 // with the same objects and no buoyancy (the thesis's "control value", section 2.2), and
 // the package's managed overhead per body (its FixedUpdate minus the native call alone).
-// Run: cargo xtask unity --bench
+// Run: cargo xtask unity --bench [--peer DIR] (with the peer, Peer.cs adds a second table)
 // SPDX-License-Identifier: MIT OR Apache-2.0
 using System;
 using System.Collections.Generic;
@@ -16,9 +16,9 @@ using UnityEngine;
 
 namespace Keel.Benchmark
 {
-    public static unsafe class Program
+    public static unsafe partial class Program
     {
-        private enum Kind { Control, Managed, NativeAlone, NativeManager }
+        private enum Kind { Control, Managed, NativeAlone, NativeManager, Peer, PeerCore }
 
         private static string s_Bunny;
 
@@ -64,8 +64,26 @@ namespace Keel.Benchmark
                 Ms(s_LastNativeBatch), Ms(cubesOverhead * 1024), cubesOverhead * 1e6);
             Console.WriteLine("native path >= 20x faster per step: bunny {0} ({1:F1}x), 1024 cubes {2} ({3:F1}x)",
                 bunnyRatio >= 20.0 ? "yes" : "NO", bunnyRatio, cubesRatio >= 20.0 ? "yes" : "NO", cubesRatio);
+            AgainstThePeer(new PackageFigures
+            {
+                BunnyControl = bunnyControl, Bunny1 = bunnyNative1, BunnyAll = bunnyNativeAll,
+                CubesControl = cubesControl, CubesManager1 = cubesManager1, CubesManagerAll = cubesManagerAll,
+                CubesAlone1 = cubesAlone1, CubesAloneAll = cubesAloneAll,
+            });
             return 0;
         }
+
+        /// <summary>The package's figures (seconds a frame, control subtracted) the peer's table reuses.</summary>
+        private sealed class PackageFigures
+        {
+            public double BunnyControl, Bunny1, BunnyAll, CubesControl, CubesManager1, CubesManagerAll, CubesAlone1, CubesAloneAll;
+        }
+
+        // Implemented by Peer.cs when the benchmark is built with the peer (-define:KEEL_PEER);
+        // without it the compiler drops the calls.
+        static partial void AgainstThePeer(PackageFigures package);
+        static partial void AddPeerWater();
+        static partial void AddPeer(GameObject body, bool physicsOnly);
 
         private static string[] Row(string scene, double managed, double native1, double nativeAll, double overheadPerBody)
         {
@@ -78,18 +96,25 @@ namespace Keel.Benchmark
 
         private static string Ms(double seconds) { return (seconds * 1e3).ToString("F3") + " ms"; }
 
-        private static List<GameObject> Build(Kind kind, int count)
+        private static List<GameObject> Build(Kind kind, int count, bool bunny)
         {
             StandInPlayerLoop.EnterPlayMode();
-            var water = new GameObject("Water").AddComponent<WaveController>();
-            water.waterModel = KeelWaterModel.Flat;
+            if (kind == Kind.Peer || kind == Kind.PeerCore)
+            {
+                AddPeerWater();
+            }
+            else
+            {
+                var water = new GameObject("Water").AddComponent<WaveController>();
+                water.waterModel = KeelWaterModel.Flat;
+            }
             if (kind == Kind.NativeManager) new GameObject("Manager").AddComponent<BuoyancyManager>();
             var objects = new List<GameObject>();
             int side = (int)Math.Ceiling(Math.Sqrt(count));
             for (int i = 0; i < count; i++)
             {
                 GameObject go;
-                if (count == 1)
+                if (bunny)
                 {
                     go = new GameObject("Bunny");
                     go.AddComponent<MeshFilter>().sharedMesh = ObjMesh.Parse(s_Bunny, 0.1f, "bunny");
@@ -102,19 +127,28 @@ namespace Keel.Benchmark
                     go.transform.rotation = Quaternion.Euler(7f * (i % 5), 11f * (i % 3), 0f);
                 }
                 var rb = go.AddComponent<Rigidbody>();
-                rb.mass = count == 1 ? 150f : 483f;
+                rb.mass = bunny ? 150f : 483f;
                 if (kind == Kind.Control) rb.useGravity = false;
                 if (kind == Kind.Managed) go.AddComponent<ManagedPhysicsBuoyancy>();
                 if (kind == Kind.NativeAlone || kind == Kind.NativeManager) go.AddComponent<PhysicsBuoyancy>();
+                if (kind == Kind.Peer || kind == Kind.PeerCore) AddPeer(go, kind == Kind.PeerCore);
                 objects.Add(go);
             }
             return objects;
         }
 
         /// <summary>Seconds per frame of one fixed step, after a warm-up, best of three runs.</summary>
-        private static double Measure(Kind kind, int count, int frames)
+        private static double Measure(Kind kind, int count, int frames) { return Measure(kind, count, frames, count == 1); }
+
+        /// <summary>Measure does not print where a lone body ended (repeated measurements).</summary>
+        private static bool s_Quiet = false;
+
+        /// <summary>The lowest and highest body after the last Measure: a body that fell through the water shows here.</summary>
+        private static float s_LastLowest, s_LastHighest;
+
+        private static double Measure(Kind kind, int count, int frames, bool bunny)
         {
-            List<GameObject> objects = Build(kind, count);
+            List<GameObject> objects = Build(kind, count, bunny);
             StandInPlayerLoop.Step(30);
             double best = double.MaxValue;
             for (int run = 0; run < 3; run++)
@@ -123,8 +157,15 @@ namespace Keel.Benchmark
                 StandInPlayerLoop.Step(frames);
                 best = Math.Min(best, watch.Elapsed.TotalSeconds / frames);
             }
-            if (count == 1 && kind != Kind.Control)
-                Console.WriteLine("  {0}: bunny at y = {1:F3} m after the run", kind, objects[0].transform.position.y);
+            if (count == 1 && kind != Kind.Control && !s_Quiet)
+                Console.WriteLine("  {0}: {1} at y = {2:F3} m after the run", kind, bunny ? "bunny" : "box", objects[0].transform.position.y);
+            s_LastLowest = float.MaxValue;
+            s_LastHighest = float.MinValue;
+            foreach (GameObject go in objects)
+            {
+                s_LastLowest = Math.Min(s_LastLowest, go.transform.position.y);
+                s_LastHighest = Math.Max(s_LastHighest, go.transform.position.y);
+            }
             StandInPlayerLoop.ExitPlayMode();
             return best;
         }
@@ -138,7 +179,7 @@ namespace Keel.Benchmark
 
         private static double ManagerOverheadPerBody(int count)
         {
-            List<GameObject> objects = Build(Kind.NativeManager, count);
+            List<GameObject> objects = Build(Kind.NativeManager, count, false);
             StandInPlayerLoop.Step(30);
             BuoyancyManager manager = BuoyancyManager.Instance;
             ulong world = KeelRuntime.GetWorld(KeelRuntime.DefaultWaterDensity);

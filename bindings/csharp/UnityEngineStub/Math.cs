@@ -47,6 +47,9 @@ namespace UnityEngine
             return new Vector3(lhs.y * rhs.z - lhs.z * rhs.y, lhs.z * rhs.x - lhs.x * rhs.z, lhs.x * rhs.y - lhs.y * rhs.x);
         }
         public static float Distance(Vector3 a, Vector3 b) { return (a - b).magnitude; }
+        // Unity's static forms of .magnitude and .sqrMagnitude (the issue-35 peer calls them).
+        public static float Magnitude(Vector3 vector) { return vector.magnitude; }
+        public static float SqrMagnitude(Vector3 vector) { return vector.sqrMagnitude; }
         public static Vector3 Scale(Vector3 a, Vector3 b) { return new Vector3(a.x * b.x, a.y * b.y, a.z * b.z); }
         public void Scale(Vector3 scale) { x *= scale.x; y *= scale.y; z *= scale.z; }
         public static Vector3 Lerp(Vector3 a, Vector3 b, float t) { t = Mathf.Clamp01(t); return a + (b - a) * t; }

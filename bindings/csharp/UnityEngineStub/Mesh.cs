@@ -27,13 +27,16 @@ namespace UnityEngine
             set { m_Triangles = (int[])value.Clone(); }
         }
         public Vector3[] normals { get { return (Vector3[])m_Normals.Clone(); } set { m_Normals = (Vector3[])value.Clone(); } }
+        // Texture coordinates (channel 0): nothing here draws, but Unity stores and returns a copy.
+        private Vector2[] m_Uv = new Vector2[0];
+        public Vector2[] uv { get { return (Vector2[])m_Uv.Clone(); } set { m_Uv = (Vector2[])value.Clone(); } }
         public int vertexCount { get { return m_Vertices.Length; } }
         public Bounds bounds { get; set; }
 
         public void SetVertices(List<Vector3> inVertices) { m_Vertices = inVertices.ToArray(); }
         public void SetTriangles(List<int> triangles, int submesh) { m_Triangles = triangles.ToArray(); }
         public void SetTriangles(int[] triangles, int submesh) { m_Triangles = (int[])triangles.Clone(); }
-        public void Clear() { m_Vertices = new Vector3[0]; m_Triangles = new int[0]; m_Normals = new Vector3[0]; }
+        public void Clear() { m_Vertices = new Vector3[0]; m_Triangles = new int[0]; m_Normals = new Vector3[0]; m_Uv = new Vector2[0]; }
         public void MarkDynamic() { }
         public void RecalculateNormals() { }
         public void RecalculateBounds()
@@ -49,6 +52,7 @@ namespace UnityEngine
             copy.m_Vertices = (Vector3[])m_Vertices.Clone();
             copy.m_Triangles = (int[])m_Triangles.Clone();
             copy.m_Normals = (Vector3[])m_Normals.Clone();
+            copy.m_Uv = (Vector2[])m_Uv.Clone();
             copy.m_Readable = m_Readable;
             copy.bounds = bounds;
             return copy;
@@ -135,7 +139,16 @@ namespace UnityEngine
     }
     public sealed class MeshRenderer : Renderer { }
     public class Material : Object { public Color color; public Material(Shader s) { } }
-    public class Shader : Object { public static Shader Find(string name) { return new Shader(); } }
+    public class Shader : Object
+    {
+        public static Shader Find(string name) { return new Shader(); }
+
+        // Unity's global shader properties: one value a name, read by every shader that
+        // declares it and is not given its own; nothing draws here, so they are only kept.
+        private static readonly Dictionary<string, float> s_GlobalFloats = new Dictionary<string, float>();
+        public static void SetGlobalFloat(string name, float value) { s_GlobalFloats[name] = value; }
+        public static float GetGlobalFloat(string name) { float v; return s_GlobalFloats.TryGetValue(name, out v) ? v : 0f; }
+    }
 }
 
 namespace UnityEngine
