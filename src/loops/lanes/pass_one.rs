@@ -2,8 +2,9 @@
 //! every triangle of a group's bodies, each triangle clipped in every lane.
 
 use super::{
-    CUT_ONE, CUT_TWO, DRY, Group, HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece,
-    WET, add_lane, clipped, corners, corners_of, kind, lane, missing_area, piece_area, second_dry, second_wet,
+    CUT_ONE, CUT_ONE_AT_0, CUT_ONE_AT_1, CUT_ONE_AT_2, CUT_TWO, CUT_TWO_AT_0, CUT_TWO_AT_1, CUT_TWO_AT_2, DRY, Group,
+    HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane, base_kind,
+    clipped, corners, corners_of, kind, lane, missing_area, piece_area, second_dry, second_wet, with_lone_corner,
 };
 use crate::forces::air::air_row;
 use crate::forces::buoyancy::{pressure_row, volume_row};
@@ -164,7 +165,14 @@ fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
     let rows = triangles.zip(prior).zip(history.iter_mut()).zip(kinds.iter_mut());
     for ((((tri, &whole_area), before), history), kind_out) in rows {
         let (corners, water) = corners::<MOVING>(group, *tri);
+        // (A full group's cut triangles also with their lone corner: a half group, or a
+        // body alone, takes the kinds without it, fewer kernels to compile.)
         let kind = kind(&corners);
+        let kind = if group.half {
+            kind
+        } else {
+            with_lone_corner(&corners, kind)
+        };
         *kind_out = kind;
         // (The same in every lane: one division, not one per lane.)
         let to_unit = [1.0 / (2.0 * whole_area); LANES];
@@ -192,11 +200,18 @@ pub(super) fn one_triangle_of_kind<const SLAM: bool, const AIR: bool>(
     s: &mut PassOneSums,
 ) {
     match (kind, half) {
+        (CUT_ONE_AT_0, false) => one_triangle::<SLAM, AIR, CUT_ONE_AT_0, LANES>(args, c, s),
+        (CUT_ONE_AT_1, false) => one_triangle::<SLAM, AIR, CUT_ONE_AT_1, LANES>(args, c, s),
+        (CUT_ONE_AT_2, false) => one_triangle::<SLAM, AIR, CUT_ONE_AT_2, LANES>(args, c, s),
+        (CUT_TWO_AT_0, false) => one_triangle::<SLAM, AIR, CUT_TWO_AT_0, LANES>(args, c, s),
+        (CUT_TWO_AT_1, false) => one_triangle::<SLAM, AIR, CUT_TWO_AT_1, LANES>(args, c, s),
+        (CUT_TWO_AT_2, false) => one_triangle::<SLAM, AIR, CUT_TWO_AT_2, LANES>(args, c, s),
         (DRY, false) => one_triangle::<SLAM, AIR, DRY, LANES>(args, c, s),
         (WET, false) => one_triangle::<SLAM, AIR, WET, LANES>(args, c, s),
         (CUT_ONE, false) => one_triangle::<SLAM, AIR, CUT_ONE, LANES>(args, c, s),
         (CUT_TWO, false) => one_triangle::<SLAM, AIR, CUT_TWO, LANES>(args, c, s),
         (_, false) => one_triangle::<SLAM, AIR, MIXED, LANES>(args, c, s),
+        // (Half groups never have the lone corner's kinds.)
         (DRY, true) => one_triangle::<SLAM, AIR, DRY, HALF>(args, c, s),
         (WET, true) => one_triangle::<SLAM, AIR, WET, HALF>(args, c, s),
         (CUT_ONE, true) => one_triangle::<SLAM, AIR, CUT_ONE, HALF>(args, c, s),
@@ -320,7 +335,7 @@ pub(super) fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8
                 WetPiece::ZERO
             };
             area = w0.area
-                + match KIND {
+                + match base_kind(KIND) {
                     // (The missing piece's zero, as MIXED adds it: the area goes to the
                     // history.)
                     CUT_ONE => missing_area(normal),
