@@ -58,15 +58,34 @@ pub(crate) fn pass_one(
     sums: &mut PassOneSums,
 ) {
     let out = (prior, history, kinds, sums);
+    // (Full groups and half groups apart: the lone corner's test, in the same loop as the
+    // kinds' for half groups too, changed how those were compiled and cost them more.)
+    if group.half {
+        pass_one_of::<false>(hull, group, motion, mass, k, out)
+    } else {
+        pass_one_of::<true>(hull, group, motion, mass, k, out)
+    }
+}
+
+/// [`pass_one`] for a full group (`FULL`) or a half one.
+#[inline(always)]
+fn pass_one_of<const FULL: bool>(
+    hull: &Hull,
+    group: &Group<'_>,
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    out: (&[LaneHistory], &mut [LaneHistory], &mut [u8], &mut PassOneSums),
+) {
     match (k.slamming.is_some(), k.air.is_some(), group.water.is_some()) {
-        (true, true, false) => pass_one_loop::<true, true, false>(hull, group, motion, mass, k, out),
-        (true, true, true) => pass_one_loop::<true, true, true>(hull, group, motion, mass, k, out),
-        (false, true, false) => pass_one_loop::<false, true, false>(hull, group, motion, mass, k, out),
-        (false, true, true) => pass_one_loop::<false, true, true>(hull, group, motion, mass, k, out),
-        (true, false, false) => pass_one_loop::<true, false, false>(hull, group, motion, mass, k, out),
-        (true, false, true) => pass_one_loop::<true, false, true>(hull, group, motion, mass, k, out),
-        (false, false, false) => pass_one_loop::<false, false, false>(hull, group, motion, mass, k, out),
-        (false, false, true) => pass_one_loop::<false, false, true>(hull, group, motion, mass, k, out),
+        (true, true, false) => pass_one_loop::<true, true, false, FULL>(hull, group, motion, mass, k, out),
+        (true, true, true) => pass_one_loop::<true, true, true, FULL>(hull, group, motion, mass, k, out),
+        (false, true, false) => pass_one_loop::<false, true, false, FULL>(hull, group, motion, mass, k, out),
+        (false, true, true) => pass_one_loop::<false, true, true, FULL>(hull, group, motion, mass, k, out),
+        (true, false, false) => pass_one_loop::<true, false, false, FULL>(hull, group, motion, mass, k, out),
+        (true, false, true) => pass_one_loop::<true, false, true, FULL>(hull, group, motion, mass, k, out),
+        (false, false, false) => pass_one_loop::<false, false, false, FULL>(hull, group, motion, mass, k, out),
+        (false, false, true) => pass_one_loop::<false, false, true, FULL>(hull, group, motion, mass, k, out),
     }
 }
 
@@ -149,7 +168,7 @@ fn dry_piece(
 }
 
 #[inline(always)]
-fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
+fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool, const FULL: bool>(
     hull: &Hull,
     group: &Group<'_>,
     motion: &LaneMotion,
@@ -168,11 +187,7 @@ fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
         // (A full group's cut triangles also with their lone corner: a half group, or a
         // body alone, takes the kinds without it, fewer kernels to compile.)
         let kind = kind(&corners);
-        let kind = if group.half {
-            kind
-        } else {
-            with_lone_corner(&corners, kind)
-        };
+        let kind = if FULL { with_lone_corner(&corners, kind) } else { kind };
         *kind_out = kind;
         // (The same in every lane: one division, not one per lane.)
         let to_unit = [1.0 / (2.0 * whole_area); LANES];
