@@ -190,7 +190,7 @@ fn clip<const KIND: u8>(p: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
     };
     let two = under == 2;
     // The corner alone on its side (above when two are under) comes first, the winding
-    // kept: known to the kinds of [`with_lone_corner`], whose rotation then needs no
+    // kept: known to the kinds of [`kind_of_sides`], whose rotation then needs no
     // selects.
     let lone = [u[0] != two, u[1] != two, u[2] != two];
     let (first1, first2) = match lone_corner(KIND) {
@@ -336,7 +336,7 @@ const CUT_TWO_AT_2: u8 = CUT_TWO + 3 * LONE_AT;
 
 /// [`CUT_ONE`] or [`CUT_TWO`] with the corner alone on its side (under the water for
 /// `CUT_ONE`, above it for `CUT_TWO`) the same in every lane: corner `r` for the kind
-/// `CUT_ONE + LONE_AT * (r + 1)` ([`with_lone_corner`]).
+/// `CUT_ONE + LONE_AT * (r + 1)` ([`kind_of_sides`]).
 const LONE_AT: u8 = 8;
 
 /// The kind without the lone corner's place: [`DRY`] ... [`CUT_TWO`].
@@ -394,29 +394,46 @@ fn kind(corners: &[&LaneVertex; 3]) -> u8 {
     }
 }
 
-/// `kind` ([`kind`]) with the place of its lone corner when that is the same in every
-/// lane (a box floating level: each of its cut sides has the same corner under the water
-/// in every body), which spares the clipping's rotation, two selects a coordinate; other
-/// kinds as they are.
+/// Which side of the water a vertex is on in every lane of a group: 0 above, 1 under (as
+/// [`clip`] tests it, `h < 0`), or [`BOTH`] when the lanes differ.
 #[inline(always)]
-fn with_lone_corner(corners: &[&LaneVertex; 3], kind: u8) -> u8 {
-    if kind != CUT_ONE && kind != CUT_TWO {
-        return kind;
-    }
-    let [a, b, c] = corners;
-    let two = kind == CUT_TWO;
-    // Each lane's lone corner as `clip` finds it (exactly one corner is alone), then the
-    // test over all lanes without early exits.
-    let at: [u8; LANES] = std::array::from_fn(|l| {
-        let lone = [(a[3][l] < 0.0) != two, (b[3][l] < 0.0) != two, (c[3][l] < 0.0) != two];
-        lone[1] as u8 + 2 * (!lone[1] && lone[2]) as u8
-    });
-    if every(&at, at[0]) {
-        kind + LONE_AT * (at[0] + 1)
+fn vertex_side(v: &LaneVertex) -> u8 {
+    // (Every lane tested, no early exit: compared a vector at a time.)
+    let all = v[3].iter().fold(true, |all, &h| all & (h < 0.0));
+    let none = v[3].iter().fold(true, |none, &h| none & !(h < 0.0));
+    all as u8 | ((!all & !none) as u8) << 1
+}
+
+/// A vertex above the water in some lanes and under it in others ([`vertex_side`]).
+const BOTH: u8 = 2;
+
+/// The kind of a triangle whose corners are on the sides `sides` ([`vertex_side`]) when
+/// each is on one side in every lane: [`DRY`], [`WET`], or a cut kind with the place of
+/// its lone corner (a box floating level: each of its cut sides has the same corner under
+/// the water in every body), which spares the clipping's rotation, two selects a
+/// coordinate; `None` when a corner's lanes differ (then [`kind`]).
+#[inline(always)]
+fn kind_of_sides(sides: [u8; 3]) -> Option<u8> {
+    if (sides[0] | sides[1] | sides[2]) & BOTH == 0 {
+        Some(LONE_KINDS[(sides[0] | sides[1] << 1 | sides[2] << 2) as usize % 8])
     } else {
-        kind
+        None
     }
 }
+
+/// A triangle's kind by its corners under the water (bit `i` for corner `i`), a cut one's
+/// with its lone corner: one under, that corner; two under, the third ([`clip`]'s
+/// rotation).
+const LONE_KINDS: [u8; 8] = [
+    DRY,
+    CUT_ONE_AT_0,
+    CUT_ONE_AT_1,
+    CUT_TWO_AT_2,
+    CUT_ONE_AT_2,
+    CUT_TWO_AT_1,
+    CUT_TWO_AT_0,
+    WET,
+];
 
 /// Whether every lane of `under` is `n` (every lane tested: no early exit).
 #[inline(always)]

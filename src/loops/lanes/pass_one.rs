@@ -2,15 +2,20 @@
 //! every triangle of a group's bodies, each triangle clipped in every lane.
 
 use super::{
-    CUT_ONE, CUT_ONE_AT_0, CUT_ONE_AT_1, CUT_ONE_AT_2, CUT_TWO, CUT_TWO_AT_0, CUT_TWO_AT_1, CUT_TWO_AT_2, DRY, Group,
-    HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane, base_kind,
-    clipped, corners, corners_of, kind, lane, missing_area, piece_area, second_dry, second_wet, with_lone_corner,
+    BOTH, CUT_ONE, CUT_ONE_AT_0, CUT_ONE_AT_1, CUT_ONE_AT_2, CUT_TWO, CUT_TWO_AT_0, CUT_TWO_AT_1, CUT_TWO_AT_2, DRY,
+    Group, HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane,
+    base_kind, clipped, corners, corners_of, kind, kind_of_sides, lane, missing_area, piece_area, second_dry,
+    second_wet, vertex_side,
 };
 use crate::forces::air::air_row;
 use crate::forces::buoyancy::{pressure_row, volume_row};
 use crate::forces::row::{add, cross, pick, point_velocity, scale, sub};
 use crate::forces::slamming::{SlammingConstants, SlammingParams, slamming_row};
 use crate::hull::Hull;
+use crate::loops::whole::LANES_MAX_ROWS;
+
+/// The most vertices a hull stepped in lanes can have: three a triangle.
+const MAX_VERTICES: usize = 3 * LANES_MAX_ROWS;
 
 /// The first pass's constants, the same for the group's bodies.
 #[derive(Clone, Copy)]
@@ -180,14 +185,23 @@ fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool, const FU
     *s = PassOneSums::default();
     let c = one_constants(k);
     let stop = c.stop_per_area(mass);
+    // A full group's vertices' sides of the water, once per vertex (a triangle's corners
+    // looked up): each triangle's lone corner tested lane by lane cost more (~90 a box).
+    let mut sides = [BOTH; MAX_VERTICES];
+    if FULL {
+        for (side, v) in sides.iter_mut().zip(group.vertices) {
+            *side = vertex_side(v);
+        }
+    }
     let triangles = hull.triangles.iter().zip(&hull.areas);
     let rows = triangles.zip(prior).zip(history.iter_mut()).zip(kinds.iter_mut());
     for ((((tri, &whole_area), before), history), kind_out) in rows {
         let (corners, water) = corners::<MOVING>(group, *tri);
         // (A full group's cut triangles also with their lone corner: a half group, or a
         // body alone, takes the kinds without it, fewer kernels to compile.)
-        let kind = kind(&corners);
-        let kind = if FULL { with_lone_corner(&corners, kind) } else { kind };
+        let side = |i: u32| sides.get(i as usize).copied().unwrap_or(BOTH);
+        let known = if FULL { kind_of_sides(tri.map(side)) } else { None };
+        let kind = known.unwrap_or_else(|| kind(&corners));
         *kind_out = kind;
         // (The same in every lane: one division, not one per lane.)
         let to_unit = [1.0 / (2.0 * whole_area); LANES];

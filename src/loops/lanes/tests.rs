@@ -29,7 +29,7 @@ fn check(v: [[f64; 3]; 3], h: [f64; 3]) {
     let lanes = clip::<MIXED>(v, h);
     // The count of corners under the water known, and with it the lone corner (the
     // same heights in every lane).
-    let lone = with_lone_corner(&kind_corners([h; LANES]).each_ref(), kind_of([h; LANES]));
+    let lone = lone_kind_of([h; LANES]);
     let known = match lanes.under {
         1 => [Some(clip::<CUT_ONE>(v, h)), Some(clip_lone(lone, v, h))],
         2 => [Some(clip::<CUT_TWO>(v, h)), Some(clip_lone(lone, v, h))],
@@ -119,7 +119,7 @@ fn the_lanes_clip_a_triangle_into_clip_rs_pieces_to_the_bit() {
     assert!(cases > 20_000);
 }
 
-/// [`clip`] for a cut triangle of kind `kind` with its lone corner ([`with_lone_corner`]).
+/// [`clip`] for a cut triangle of kind `kind` with its lone corner ([`kind_of_sides`]).
 fn clip_lone(kind: u8, v: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
     match kind {
         CUT_ONE_AT_0 => clip::<CUT_ONE_AT_0>(v, h),
@@ -151,7 +151,7 @@ fn kind_of(heights: [[f64; 3]; LANES]) -> u8 {
 /// The same with the lone corner, as a full group finds it.
 fn lone_kind_of(heights: [[f64; 3]; LANES]) -> u8 {
     let corners = kind_corners(heights);
-    with_lone_corner(&corners.each_ref(), kind(&corners.each_ref()))
+    kind_of_sides(corners.each_ref().map(vertex_side)).unwrap_or_else(|| kind(&corners.each_ref()))
 }
 
 #[test]
