@@ -400,8 +400,8 @@ fn kind(corners: &[&LaneVertex; 3]) -> u8 {
 fn vertex_side(v: &LaneVertex) -> u8 {
     // (Every lane tested, no early exit: compared a vector at a time.)
     let all = v[3].iter().fold(true, |all, &h| all & (h < 0.0));
-    let none = v[3].iter().fold(true, |none, &h| none & !(h < 0.0));
-    all as u8 | ((!all & !none) as u8) << 1
+    let any = v[3].iter().fold(false, |any, &h| any | (h < 0.0));
+    all as u8 | ((any & !all) as u8) << 1
 }
 
 /// A vertex above the water in some lanes and under it in others ([`vertex_side`]).
