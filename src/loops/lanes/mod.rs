@@ -27,7 +27,9 @@
 //! which would only add zeros (a sum from +0 is never -0, and adding a zero of either sign
 //! leaves it as it is); so does one cut the same way in every lane (one corner under, or
 //! two: a box floating level, whose sides every body's water cuts alike), which also needs
-//! none of the other case's selects. A small body stepped alone puts up to eight of its own
+//! none of the other case's selects; in a full group, such a triangle whose lone corner
+//! (the one alone on its side of the water) is the same corner in every lane also skips
+//! the clipping's rotation of the corners. A small body stepped alone puts up to eight of its own
 //! triangles in the lanes, sorted by how the water cuts them so that each chunk takes one
 //! of those cheaper kernels ([`pass_one_single`], [`pass_two_single`]), and adds each
 //! triangle's contribution to its sums in triangle order, as a group adds it:
@@ -181,16 +183,20 @@ fn cut_edge(two: bool, cut: bool, (pa, da): ([f64; 3], f64), (pb, db): ([f64; 3]
 #[inline(always)]
 fn clip<const KIND: u8>(p: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
     let u = [h[0] < 0.0, h[1] < 0.0, h[2] < 0.0];
-    let under = match KIND {
+    let under = match base_kind(KIND) {
         CUT_ONE => 1,
         CUT_TWO => 2,
         _ => u[0] as u32 + u[1] as u32 + u[2] as u32,
     };
     let two = under == 2;
     // The corner alone on its side (above when two are under) comes first, the winding
-    // kept.
+    // kept: known to the kinds of [`kind_of_sides`], whose rotation then needs no
+    // selects.
     let lone = [u[0] != two, u[1] != two, u[2] != two];
-    let (first1, first2) = (lone[1], !lone[1] && lone[2]);
+    let (first1, first2) = match lone_corner(KIND) {
+        Some(r) => (r == 1, r == 2),
+        None => (lone[1], !lone[1] && lone[2]),
+    };
     let rotate = |k0: usize, k1: usize, k2: usize| {
         let v = pick(first1, p[k1], pick(first2, p[k2], p[k0]));
         let d = if first1 {
@@ -324,15 +330,46 @@ const CUT_ONE: u8 = 3;
 /// ... cut with two corners under in every lane (two pieces under, one above) ...
 const CUT_TWO: u8 = 4;
 
+/// [`CUT_ONE`] with its corner under the water corner 0, 1 or 2 in every lane ...
+const CUT_ONE_AT_0: u8 = CUT_ONE + LONE_AT;
+const CUT_ONE_AT_1: u8 = CUT_ONE + 2 * LONE_AT;
+const CUT_ONE_AT_2: u8 = CUT_ONE + 3 * LONE_AT;
+/// ... and [`CUT_TWO`] with its corner above it corner 0, 1 or 2.
+const CUT_TWO_AT_0: u8 = CUT_TWO + LONE_AT;
+const CUT_TWO_AT_1: u8 = CUT_TWO + 2 * LONE_AT;
+const CUT_TWO_AT_2: u8 = CUT_TWO + 3 * LONE_AT;
+
+/// [`CUT_ONE`] or [`CUT_TWO`] with the corner alone on its side (under the water for
+/// `CUT_ONE`, above it for `CUT_TWO`) the same in every lane: corner `r` for the kind
+/// `CUT_ONE + LONE_AT * (r + 1)` ([`kind_of_sides`]).
+const LONE_AT: u8 = 8;
+
+/// The kind without the lone corner's place: [`DRY`] ... [`CUT_TWO`].
+#[inline(always)]
+const fn base_kind(kind: u8) -> u8 {
+    kind % LONE_AT
+}
+
+/// The lone corner every lane has, when the kind says it.
+#[inline(always)]
+const fn lone_corner(kind: u8) -> Option<usize> {
+    match kind / LONE_AT {
+        0 => None,
+        r => Some(r as usize - 1),
+    }
+}
+
 /// Whether a triangle of kind `kind` can have a second piece under the water ...
 #[inline(always)]
 const fn second_wet(kind: u8) -> bool {
+    let kind = base_kind(kind);
     kind == MIXED || kind == CUT_TWO
 }
 
 /// ... and a second piece above it.
 #[inline(always)]
 const fn second_dry(kind: u8) -> bool {
+    let kind = base_kind(kind);
     kind == MIXED || kind == CUT_ONE
 }
 
@@ -361,6 +398,47 @@ fn kind(corners: &[&LaneVertex; 3]) -> u8 {
         MIXED
     }
 }
+
+/// Which side of the water a vertex is on in every lane of a group: 0 above, 1 under (as
+/// [`clip`] tests it, `h < 0`), or [`BOTH`] when the lanes differ.
+#[inline(always)]
+fn vertex_side(v: &LaneVertex) -> u8 {
+    // (Every lane tested, no early exit: compared a vector at a time.)
+    let all = v[3].iter().fold(true, |all, &h| all & (h < 0.0));
+    let any = v[3].iter().fold(false, |any, &h| any | (h < 0.0));
+    all as u8 | ((any & !all) as u8) << 1
+}
+
+/// A vertex above the water in some lanes and under it in others ([`vertex_side`]).
+const BOTH: u8 = 2;
+
+/// The kind of a triangle whose corners are on the sides `sides` ([`vertex_side`]) when
+/// each is on one side in every lane: [`DRY`], [`WET`], or a cut kind with the place of
+/// its lone corner (a box floating level: each of its cut sides has the same corner under
+/// the water in every body), which spares the clipping's rotation, two selects a
+/// coordinate; `None` when a corner's lanes differ (then [`kind`]).
+#[inline(always)]
+fn kind_of_sides(sides: [u8; 3]) -> Option<u8> {
+    if (sides[0] | sides[1] | sides[2]) & BOTH == 0 {
+        Some(LONE_KINDS[(sides[0] | sides[1] << 1 | sides[2] << 2) as usize % 8])
+    } else {
+        None
+    }
+}
+
+/// A triangle's kind by its corners under the water (bit `i` for corner `i`), a cut one's
+/// with its lone corner: one under, that corner; two under, the third ([`clip`]'s
+/// rotation).
+const LONE_KINDS: [u8; 8] = [
+    DRY,
+    CUT_ONE_AT_0,
+    CUT_ONE_AT_1,
+    CUT_TWO_AT_2,
+    CUT_ONE_AT_2,
+    CUT_TWO_AT_1,
+    CUT_TWO_AT_0,
+    WET,
+];
 
 /// Whether every lane of `under` is `n` (every lane tested: no early exit).
 #[inline(always)]

@@ -2,14 +2,20 @@
 //! every triangle of a group's bodies, each triangle clipped in every lane.
 
 use super::{
-    CUT_ONE, CUT_TWO, DRY, Group, HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece,
-    WET, add_lane, clipped, corners, corners_of, kind, lane, missing_area, piece_area, second_dry, second_wet,
+    BOTH, CUT_ONE, CUT_ONE_AT_0, CUT_ONE_AT_1, CUT_ONE_AT_2, CUT_TWO, CUT_TWO_AT_0, CUT_TWO_AT_1, CUT_TWO_AT_2, DRY,
+    Group, HALF, LANES, LaneHistory, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane,
+    base_kind, clipped, corners, corners_of, kind, kind_of_sides, lane, missing_area, piece_area, second_dry,
+    second_wet, vertex_side,
 };
 use crate::forces::air::air_row;
 use crate::forces::buoyancy::{pressure_row, volume_row};
 use crate::forces::row::{add, cross, pick, point_velocity, scale, sub};
 use crate::forces::slamming::{SlammingConstants, SlammingParams, slamming_row};
 use crate::hull::Hull;
+use crate::loops::whole::LANES_MAX_ROWS;
+
+/// The most vertices a hull stepped in lanes can have: three a triangle.
+const MAX_VERTICES: usize = 3 * LANES_MAX_ROWS;
 
 /// The first pass's constants, the same for the group's bodies.
 #[derive(Clone, Copy)]
@@ -57,15 +63,34 @@ pub(crate) fn pass_one(
     sums: &mut PassOneSums,
 ) {
     let out = (prior, history, kinds, sums);
+    // (Full groups and half groups apart: the lone corner's test, in the same loop as the
+    // kinds' for half groups too, changed how those were compiled and cost them more.)
+    if group.half {
+        pass_one_of::<false>(hull, group, motion, mass, k, out)
+    } else {
+        pass_one_of::<true>(hull, group, motion, mass, k, out)
+    }
+}
+
+/// [`pass_one`] for a full group (`FULL`) or a half one.
+#[inline(always)]
+fn pass_one_of<const FULL: bool>(
+    hull: &Hull,
+    group: &Group<'_>,
+    motion: &LaneMotion,
+    mass: &Lanes,
+    k: &PassOneConstants,
+    out: (&[LaneHistory], &mut [LaneHistory], &mut [u8], &mut PassOneSums),
+) {
     match (k.slamming.is_some(), k.air.is_some(), group.water.is_some()) {
-        (true, true, false) => pass_one_loop::<true, true, false>(hull, group, motion, mass, k, out),
-        (true, true, true) => pass_one_loop::<true, true, true>(hull, group, motion, mass, k, out),
-        (false, true, false) => pass_one_loop::<false, true, false>(hull, group, motion, mass, k, out),
-        (false, true, true) => pass_one_loop::<false, true, true>(hull, group, motion, mass, k, out),
-        (true, false, false) => pass_one_loop::<true, false, false>(hull, group, motion, mass, k, out),
-        (true, false, true) => pass_one_loop::<true, false, true>(hull, group, motion, mass, k, out),
-        (false, false, false) => pass_one_loop::<false, false, false>(hull, group, motion, mass, k, out),
-        (false, false, true) => pass_one_loop::<false, false, true>(hull, group, motion, mass, k, out),
+        (true, true, false) => pass_one_loop::<true, true, false, FULL>(hull, group, motion, mass, k, out),
+        (true, true, true) => pass_one_loop::<true, true, true, FULL>(hull, group, motion, mass, k, out),
+        (false, true, false) => pass_one_loop::<false, true, false, FULL>(hull, group, motion, mass, k, out),
+        (false, true, true) => pass_one_loop::<false, true, true, FULL>(hull, group, motion, mass, k, out),
+        (true, false, false) => pass_one_loop::<true, false, false, FULL>(hull, group, motion, mass, k, out),
+        (true, false, true) => pass_one_loop::<true, false, true, FULL>(hull, group, motion, mass, k, out),
+        (false, false, false) => pass_one_loop::<false, false, false, FULL>(hull, group, motion, mass, k, out),
+        (false, false, true) => pass_one_loop::<false, false, true, FULL>(hull, group, motion, mass, k, out),
     }
 }
 
@@ -148,7 +173,7 @@ fn dry_piece(
 }
 
 #[inline(always)]
-fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
+fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool, const FULL: bool>(
     hull: &Hull,
     group: &Group<'_>,
     motion: &LaneMotion,
@@ -160,11 +185,23 @@ fn pass_one_loop<const SLAM: bool, const AIR: bool, const MOVING: bool>(
     *s = PassOneSums::default();
     let c = one_constants(k);
     let stop = c.stop_per_area(mass);
+    // A full group's vertices' sides of the water, once per vertex (a triangle's corners
+    // looked up): each triangle's lone corner tested lane by lane cost more (~90 a box).
+    let mut sides = [BOTH; MAX_VERTICES];
+    if FULL {
+        for (side, v) in sides.iter_mut().zip(group.vertices) {
+            *side = vertex_side(v);
+        }
+    }
     let triangles = hull.triangles.iter().zip(&hull.areas);
     let rows = triangles.zip(prior).zip(history.iter_mut()).zip(kinds.iter_mut());
     for ((((tri, &whole_area), before), history), kind_out) in rows {
         let (corners, water) = corners::<MOVING>(group, *tri);
-        let kind = kind(&corners);
+        // (A full group's cut triangles also with their lone corner: a half group, or a
+        // body alone, takes the kinds without it, fewer kernels to compile.)
+        let side = |i: u32| sides.get(i as usize).copied().unwrap_or(BOTH);
+        let known = if FULL { kind_of_sides(tri.map(side)) } else { None };
+        let kind = known.unwrap_or_else(|| kind(&corners));
         *kind_out = kind;
         // (The same in every lane: one division, not one per lane.)
         let to_unit = [1.0 / (2.0 * whole_area); LANES];
@@ -192,11 +229,18 @@ pub(super) fn one_triangle_of_kind<const SLAM: bool, const AIR: bool>(
     s: &mut PassOneSums,
 ) {
     match (kind, half) {
+        (CUT_ONE_AT_0, false) => one_triangle::<SLAM, AIR, CUT_ONE_AT_0, LANES>(args, c, s),
+        (CUT_ONE_AT_1, false) => one_triangle::<SLAM, AIR, CUT_ONE_AT_1, LANES>(args, c, s),
+        (CUT_ONE_AT_2, false) => one_triangle::<SLAM, AIR, CUT_ONE_AT_2, LANES>(args, c, s),
+        (CUT_TWO_AT_0, false) => one_triangle::<SLAM, AIR, CUT_TWO_AT_0, LANES>(args, c, s),
+        (CUT_TWO_AT_1, false) => one_triangle::<SLAM, AIR, CUT_TWO_AT_1, LANES>(args, c, s),
+        (CUT_TWO_AT_2, false) => one_triangle::<SLAM, AIR, CUT_TWO_AT_2, LANES>(args, c, s),
         (DRY, false) => one_triangle::<SLAM, AIR, DRY, LANES>(args, c, s),
         (WET, false) => one_triangle::<SLAM, AIR, WET, LANES>(args, c, s),
         (CUT_ONE, false) => one_triangle::<SLAM, AIR, CUT_ONE, LANES>(args, c, s),
         (CUT_TWO, false) => one_triangle::<SLAM, AIR, CUT_TWO, LANES>(args, c, s),
         (_, false) => one_triangle::<SLAM, AIR, MIXED, LANES>(args, c, s),
+        // (Half groups never have the lone corner's kinds.)
         (DRY, true) => one_triangle::<SLAM, AIR, DRY, HALF>(args, c, s),
         (WET, true) => one_triangle::<SLAM, AIR, WET, HALF>(args, c, s),
         (CUT_ONE, true) => one_triangle::<SLAM, AIR, CUT_ONE, HALF>(args, c, s),
@@ -320,7 +364,7 @@ pub(super) fn one_triangle<'a, const SLAM: bool, const AIR: bool, const KIND: u8
                 WetPiece::ZERO
             };
             area = w0.area
-                + match KIND {
+                + match base_kind(KIND) {
                     // (The missing piece's zero, as MIXED adds it: the area goes to the
                     // history.)
                     CUT_ONE => missing_area(normal),

@@ -2,8 +2,9 @@
 //! group's bodies, at their end-of-step motion.
 
 use super::{
-    CUT_ONE, CUT_TWO, DRY, Group, HALF, LANES, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane,
-    clipped, corners, corners_of, lane, piece_area, second_wet,
+    CUT_ONE, CUT_ONE_AT_0, CUT_ONE_AT_1, CUT_ONE_AT_2, CUT_TWO, CUT_TWO_AT_0, CUT_TWO_AT_1, CUT_TWO_AT_2, DRY, Group,
+    HALF, LANES, LaneMotion, LaneVectors, LaneVertex, Lanes, MIXED, Piece, WET, add_lane, clipped, corners, corners_of,
+    lane, piece_area, second_wet,
 };
 use crate::forces::drag::{DragConstants, centroid_and_radius, drag_at, drag_points, needs_three_points};
 use crate::forces::row::{add, cross, dot, point_velocity, scale, sub};
@@ -120,6 +121,12 @@ pub(super) fn drag_triangle_of_kind(kind: u8, half: bool, args: DragArgs<'_>, s:
     match (kind, half) {
         // (No drag above the water.)
         (DRY, _) => {}
+        (CUT_ONE_AT_0, false) => drag_triangle::<CUT_ONE_AT_0, LANES>(args, s),
+        (CUT_ONE_AT_1, false) => drag_triangle::<CUT_ONE_AT_1, LANES>(args, s),
+        (CUT_ONE_AT_2, false) => drag_triangle::<CUT_ONE_AT_2, LANES>(args, s),
+        (CUT_TWO_AT_0, false) => drag_triangle::<CUT_TWO_AT_0, LANES>(args, s),
+        (CUT_TWO_AT_1, false) => drag_triangle::<CUT_TWO_AT_1, LANES>(args, s),
+        (CUT_TWO_AT_2, false) => drag_triangle::<CUT_TWO_AT_2, LANES>(args, s),
         (WET, false) => drag_triangle::<WET, LANES>(args, s),
         (CUT_ONE, false) => drag_triangle::<CUT_ONE, LANES>(args, s),
         (CUT_TWO, false) => drag_triangle::<CUT_TWO, LANES>(args, s),

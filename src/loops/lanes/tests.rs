@@ -27,12 +27,15 @@ fn is_none(p: &Piece) -> bool {
 /// the general one's.
 fn check(v: [[f64; 3]; 3], h: [f64; 3]) {
     let lanes = clip::<MIXED>(v, h);
+    // The count of corners under the water known, and with it the lone corner (the
+    // same heights in every lane).
+    let lone = lone_kind_of([h; LANES]);
     let known = match lanes.under {
-        1 => Some(clip::<CUT_ONE>(v, h)),
-        2 => Some(clip::<CUT_TWO>(v, h)),
-        _ => None,
+        1 => [Some(clip::<CUT_ONE>(v, h)), Some(clip_lone(lone, v, h))],
+        2 => [Some(clip::<CUT_TWO>(v, h)), Some(clip_lone(lone, v, h))],
+        _ => [None, None],
     };
-    if let Some(known) = known {
+    for known in known.into_iter().flatten() {
         assert_eq!(known.under, lanes.under);
         for (k, (a, b)) in known
             .wet
@@ -116,16 +119,66 @@ fn the_lanes_clip_a_triangle_into_clip_rs_pieces_to_the_bit() {
     assert!(cases > 20_000);
 }
 
-/// A triangle's kind from its corners' heights in eight lanes.
-fn kind_of(heights: [[f64; 3]; LANES]) -> u8 {
-    let corners: [LaneVertex; 3] = std::array::from_fn(|c| {
+/// [`clip`] for a cut triangle of kind `kind` with its lone corner ([`kind_of_sides`]).
+fn clip_lone(kind: u8, v: [[f64; 3]; 3], h: [f64; 3]) -> Clipped {
+    match kind {
+        CUT_ONE_AT_0 => clip::<CUT_ONE_AT_0>(v, h),
+        CUT_ONE_AT_1 => clip::<CUT_ONE_AT_1>(v, h),
+        CUT_ONE_AT_2 => clip::<CUT_ONE_AT_2>(v, h),
+        CUT_TWO_AT_0 => clip::<CUT_TWO_AT_0>(v, h),
+        CUT_TWO_AT_1 => clip::<CUT_TWO_AT_1>(v, h),
+        CUT_TWO_AT_2 => clip::<CUT_TWO_AT_2>(v, h),
+        _ => panic!("kind {kind} of {v:?} {h:?} has no lone corner"),
+    }
+}
+
+/// A triangle's corners with the heights `heights` in eight lanes.
+fn kind_corners(heights: [[f64; 3]; LANES]) -> [LaneVertex; 3] {
+    std::array::from_fn(|c| {
         let mut v = [[0.0; LANES]; 4];
         for l in 0..LANES {
             v[3][l] = heights[l][c];
         }
         v
-    });
-    kind(&[&corners[0], &corners[1], &corners[2]])
+    })
+}
+
+/// A triangle's kind from its corners' heights in eight lanes.
+fn kind_of(heights: [[f64; 3]; LANES]) -> u8 {
+    kind(&kind_corners(heights).each_ref())
+}
+
+/// The same with the lone corner, as a full group finds it.
+fn lone_kind_of(heights: [[f64; 3]; LANES]) -> u8 {
+    let corners = kind_corners(heights);
+    kind_of_sides(corners.each_ref().map(vertex_side)).unwrap_or_else(|| kind(&corners.each_ref()))
+}
+
+#[test]
+fn a_cut_triangle_has_its_lone_corner_only_when_it_is_the_same_in_every_lane() {
+    // One corner under: that one; two under: the one above.
+    assert_eq!(lone_kind_of([[-1.0, 0.0, 2.0]; LANES]), CUT_ONE_AT_0);
+    assert_eq!(lone_kind_of([[1.0, -0.5, 2.0]; LANES]), CUT_ONE_AT_1);
+    assert_eq!(lone_kind_of([[1.0, 0.5, -2.0]; LANES]), CUT_ONE_AT_2);
+    assert_eq!(lone_kind_of([[1.0, -0.5, -2.0]; LANES]), CUT_TWO_AT_0);
+    assert_eq!(lone_kind_of([[-1.0, 0.5, -2.0]; LANES]), CUT_TWO_AT_1);
+    assert_eq!(lone_kind_of([[-1.0, -0.5, 2.0]; LANES]), CUT_TWO_AT_2);
+    // (-0 is not under the water.)
+    assert_eq!(lone_kind_of([[-0.0, -0.5, -0.0]; LANES]), CUT_ONE_AT_1);
+    // Other kinds as they are.
+    assert_eq!(lone_kind_of([[1.0, 0.0, 2.0]; LANES]), DRY);
+    assert_eq!(lone_kind_of([[-1.0, -2.0, -0.5]; LANES]), WET);
+    // One lane with another lone corner, whichever: the kind without it.
+    for l in 0..LANES {
+        let mut h = [[-1.0, 0.0, 2.0]; LANES];
+        h[l] = [1.0, -1.0, 2.0];
+        assert_eq!(lone_kind_of(h), CUT_ONE, "lane {l}");
+        let mut h = [[-1.0, -0.5, 2.0]; LANES];
+        h[l] = [1.0, -1.0, -2.0];
+        assert_eq!(lone_kind_of(h), CUT_TWO, "lane {l}");
+        h[l] = [1.0, 1.0, -2.0];
+        assert_eq!(lone_kind_of(h), MIXED, "lane {l}");
+    }
 }
 
 #[test]
