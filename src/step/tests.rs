@@ -442,7 +442,7 @@ fn bodies_in_lanes_get_the_forces_of_the_one_at_a_time_code_whatever_their_compa
 /// stepped alone in turn on one thread: each gets its own hull's forces, the bits a group
 /// gives it. (A body alone keeps its chunks' rows, areas and corner indices from the last
 /// lone step while its hull and the triangles' sorts repeat: the other hull's would be
-/// wrong.)
+/// wrong. Two bodies of each hull in turn: the second finds the first's kept.)
 #[test]
 fn boxes_stepped_alone_in_turn_get_their_own_hulls_forces() {
     let water = Water::Flat(FlatWater { level: 0.2 });
@@ -455,7 +455,10 @@ fn boxes_stepped_alone_in_turn_get_their_own_hulls_forces() {
         forces: FORCE_ALL & !FORCE_LUMPED_RESISTANCE,
         ..BodyDesc::default()
     };
-    let mut alone: Vec<Body> = hulls.iter().map(|h| Body::new(desc, h.clone())).collect();
+    let mut alone: Vec<[Body; 2]> = hulls
+        .iter()
+        .map(|h| [Body::new(desc, h.clone()), Body::new(desc, h.clone())])
+        .collect();
     let mut pairs: Vec<[Body; 2]> = hulls
         .iter()
         .map(|h| [Body::new(desc, h.clone()), Body::new(desc, h.clone())])
@@ -463,8 +466,11 @@ fn boxes_stepped_alone_in_turn_get_their_own_hulls_forces() {
     for step in 0..4 {
         let s = state(0.0, -0.2 + 0.05 * step as f64);
         let mut got = Vec::new();
-        for (body, pair) in alone.iter_mut().zip(&mut pairs) {
-            let single = body.step(&s, 0.02, &env).unwrap();
+        for (bodies, pair) in alone.iter_mut().zip(&mut pairs) {
+            let [first, second] = bodies;
+            let single = first.step(&s, 0.02, &env).unwrap();
+            let again = second.step(&s, 0.02, &env).unwrap();
+            assert_eq!(single.to_bits(), again.to_bits(), "step {step}");
             for b in pair.iter_mut() {
                 b.prepare(&s, &env).unwrap();
             }
