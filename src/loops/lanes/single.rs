@@ -372,13 +372,6 @@ impl LoneScratch {
             }
         }
     }
-
-    /// Chunk `c`'s rows.
-    #[inline(always)]
-    fn rows_of(&self, c: usize) -> &[u32] {
-        let (first, n) = (self.firsts[c] as usize, self.counts[c] as usize);
-        self.rows.get(first..first + n).unwrap_or(&[])
-    }
 }
 
 /// Adds lanes `0..N` of `from` (`0..n` when `N` is 0), in order, to lane 0 of `to`: a
@@ -671,9 +664,20 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
     let stop = c.stop_per_area(mass);
     let [px, py, pz] = prior.swept;
     let [hx, hy, hz] = &mut history.swept;
-    for ch in 0..lone.chunks.len() {
-        let rows = lone.rows_of(ch);
-        let n = rows.len();
+    let LoneScratch {
+        chunks,
+        one,
+        rows: all_rows,
+        firsts,
+        counts,
+        slots,
+        ..
+    } = lone;
+    // (Each chunk's rows sliced once for both its history loops: sliced twice, each took its bounds checks again.)
+    let spans = firsts.iter().zip(counts.iter());
+    for ((chunk, t), (&first, &n)) in chunks.iter().zip(one.iter_mut()).zip(spans) {
+        let (first, n) = (first as usize, n as usize);
+        let rows = all_rows.get(first..first + n).unwrap_or(&[]);
         let mut before = [[0.0; LANES]; 3];
         for (l, &j) in rows.iter().enumerate().take(LANES) {
             let j = j as usize;
@@ -684,9 +688,6 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
             }
         }
         let mut now = [[0.0; LANES]; 3];
-        let (Some(chunk), Some(t)) = (lone.chunks.get(ch), lone.one.get_mut(ch)) else {
-            break;
-        };
         // (The lanes the kernel writes, and the sums below read.)
         if n <= HALF {
             t.clear::<HALF>();
@@ -705,7 +706,7 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
             &mut now,
         );
         one_triangle_of_kind::<SLAM, AIR>(chunk.kind, n <= HALF, args, &c, t);
-        for (l, &j) in lone.rows_of(ch).iter().enumerate().take(LANES) {
+        for (l, &j) in rows.iter().enumerate().take(LANES) {
             let j = j as usize;
             if let (Some(x), Some(y), Some(z)) = (hx.get_mut(j), hy.get_mut(j), hz.get_mut(j)) {
                 *x = narrow(now[0][l]);
@@ -716,9 +717,9 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
     }
     // Each triangle's contribution, in triangle order, fourteen and thirteen sums at a time.
     let mut totals = [0.0; 27];
-    let sorted = (&lone.one[..], &lone.chunks[..]);
-    add_rows_in_order::<_, 0, 14, 27>(&mut totals, &lone.slots, sorted, false);
-    add_rows_in_order::<_, 14, 13, 27>(&mut totals, &lone.slots, sorted, false);
+    let sorted = (&one[..], &chunks[..]);
+    add_rows_in_order::<_, 0, 14, 27>(&mut totals, slots, sorted, false);
+    add_rows_in_order::<_, 14, 13, 27>(&mut totals, slots, sorted, false);
     totals
 }
 
