@@ -371,7 +371,7 @@ impl Lanes<'_> {
                     water: conditions.water_moves.then_some(&samples.velocities[..]),
                 };
                 lanes::pass_one_single(
-                    hull,
+                    self.hull,
                     &single,
                     motion,
                     mass,

@@ -451,6 +451,55 @@ fn bodies_in_lanes_get_the_forces_of_the_one_at_a_time_code_whatever_their_compa
 /// rule takes at `spread` (checked), against a fine quadrature, over
 /// random triangles whose rotation spreads the velocity by `spread` across them:
 /// (mean, worst) error as a fraction of the drag scale `A (C1 |u| + C2 |u|^2)`.
+/// Two boxes of the same triangles, cut the same way by the water but of different sizes,
+/// stepped alone in turn on one thread: each gets its own hull's forces, the bits a group
+/// gives it. (A body alone keeps its chunks' rows, areas and corner indices from the last
+/// lone step while its hull and the triangles' sorts repeat: the other hull's would be
+/// wrong. Two bodies of each hull in turn: the second finds the first's kept.)
+#[test]
+fn boxes_stepped_alone_in_turn_get_their_own_hulls_forces() {
+    let water = Water::Flat(FlatWater { level: 0.2 });
+    let env = env(&water);
+    let hulls = [glam::Vec3::new(2.0, 1.0, 3.0), glam::Vec3::new(1.0, 1.0, 1.5)].map(|size| {
+        let (v, i) = box_mesh(size);
+        hull_of(&v, &i)
+    });
+    let desc = BodyDesc {
+        forces: FORCE_ALL & !FORCE_LUMPED_RESISTANCE,
+        ..BodyDesc::default()
+    };
+    let mut alone: Vec<[Body; 2]> = hulls
+        .iter()
+        .map(|h| [Body::new(desc, h.clone()), Body::new(desc, h.clone())])
+        .collect();
+    let mut pairs: Vec<[Body; 2]> = hulls
+        .iter()
+        .map(|h| [Body::new(desc, h.clone()), Body::new(desc, h.clone())])
+        .collect();
+    for step in 0..4 {
+        let s = state(0.0, -0.2 + 0.05 * step as f64);
+        let mut got = Vec::new();
+        for (bodies, pair) in alone.iter_mut().zip(&mut pairs) {
+            let [first, second] = bodies;
+            let single = first.step(&s, 0.02, &env).unwrap();
+            let again = second.step(&s, 0.02, &env).unwrap();
+            assert_eq!(single.to_bits(), again.to_bits(), "step {step}");
+            for b in pair.iter_mut() {
+                b.prepare(&s, &env).unwrap();
+            }
+            let [a, b] = pair;
+            let mut lanes = vec![Some(a), Some(b)];
+            let mut grouped = vec![Ok(BodyForces::default()); 2];
+            step_in_lanes(&mut lanes, &[&s, &s], 0.02, &env, &mut grouped);
+            let grouped = grouped[0].clone().unwrap();
+            assert_eq!(single.to_bits(), grouped.to_bits(), "step {step}");
+            got.push(single);
+        }
+        // (Different hulls, different forces: the comparison above can tell them apart.)
+        assert_ne!(got[0].to_bits(), got[1].to_bits(), "step {step}");
+    }
+}
+
 fn drag_rule_error(spread: f64, three_points: bool) -> (f64, f64) {
     let mut rng = Rng(11);
     let c = StepDesc::of(&BodyDesc::default()).drag_coefficients();

@@ -13,6 +13,7 @@ use crate::forces::drag::DragConstants;
 use crate::hull::Hull;
 use crate::loops::whole::{History, HistoryChunk, HistoryChunkMut, narrow};
 use glam::DVec3;
+use std::sync::{Arc, Weak};
 
 /// A body stepped alone: its vertices relative to its origin (world axes), their heights
 /// above the water, and the water's velocity at them when it moves.
@@ -119,6 +120,40 @@ impl LoneChunk {
         }
     }
 
+    /// Fills the chunk's corners and water again, lane by lane from `at` (each lane's
+    /// three corner indices, the spare lanes' those of the last triangle, `u32::MAX` for
+    /// none), as [`fill`](Self::fill) found them for the same rows of the same hull: its
+    /// areas, `1 / (2 A)` and kind are kept, and the rows are not looked up again.
+    #[inline(always)]
+    fn refill(&mut self, body: &Single<'_>, at: &[[u32; LANES]; 3], n: usize) {
+        let width = if n <= HALF { HALF } else { LANES };
+        let (vertices, heights) = (body.vertices, body.heights);
+        let [ia, ib, ic] = at;
+        let [ca, cb, cc] = &mut self.corners;
+        for l in 0..width {
+            corner_into(ca, l, vertices, heights, ia[l]);
+            corner_into(cb, l, vertices, heights, ib[l]);
+            corner_into(cc, l, vertices, heights, ic[l]);
+        }
+        match body.water {
+            Some(w) => {
+                for l in 0..width {
+                    let at = |i: u32| w.get(i as usize).copied().unwrap_or_default();
+                    let (a, b, c) = (at(ia[l]), at(ib[l]), at(ic[l]));
+                    for axis in 0..3 {
+                        self.water[axis][l] = (a[axis] + b[axis] + c[axis]) / 3.0;
+                    }
+                }
+            }
+            None => self.water = [[0.0; LANES]; 3],
+        }
+        for l in width..LANES {
+            for c in 0..3 {
+                self.corners[c][3][l] = self.corners[c][3][width - 1];
+            }
+        }
+    }
+
     #[inline(always)]
     fn corners(&self) -> [&LaneVertex; 3] {
         [&self.corners[0], &self.corners[1], &self.corners[2]]
@@ -191,6 +226,8 @@ impl<'a> Chunks<'a> {
 pub(crate) struct LoneScratch {
     /// Each row's sort at the last call (the order below is that of these).
     sorts: Vec<u8>,
+    /// Each vertex of `hull`: 1 if it was under the water at the last call.
+    unders: Vec<u8>,
     chunks: Vec<LoneChunk>,
     /// The hull's rows, by sort; chunk `c` takes `rows[firsts[c]..][..counts[c]]`.
     rows: Vec<u32>,
@@ -198,6 +235,11 @@ pub(crate) struct LoneScratch {
     counts: Vec<u32>,
     /// Each chunk's kind, that of its sort ([`SORT_KINDS`]).
     kinds: Vec<u8>,
+    /// The hull the chunks were last filled from (a `Weak`: while it is held, no other
+    /// hull can take its address, so equal addresses are the same hull), and each
+    /// chunk's lanes' corner indices in it ([`LoneChunk::refill`]).
+    hull: Weak<Hull>,
+    at: Vec<[[u32; LANES]; 3]>,
     /// Row `j`'s chunk and lane, `chunk * LANES + lane`.
     slots: Vec<u32>,
     /// Each chunk's sums, per lane (its triangles' contributions) ...
@@ -211,8 +253,25 @@ impl LoneScratch {
     /// the sort it had at the last call (a box floating about level, step after step), the
     /// rows, chunks and slots are kept and only the chunks' numbers gathered again.
     #[inline(always)]
-    fn keep(&mut self, hull: &Hull, body: &Single<'_>) {
+    fn keep(&mut self, hull_arc: &Arc<Hull>, body: &Single<'_>) {
+        let hull: &Hull = hull_arc;
         let count = hull.triangles.len();
+        let same_hull = Weak::as_ptr(&self.hull) == Arc::as_ptr(hull_arc);
+        // Which vertices are under the water: when none has changed since the last call,
+        // on the same hull, no triangle's sort has either (testing the vertices once, not
+        // each triangle's three corners with their look-ups, about 200 instructions a
+        // box's step).
+        let mut same_vertices = same_hull && self.unders.len() == body.heights.len() && self.sorts.len() == count;
+        self.unders.resize(body.heights.len(), 0);
+        for (under, &h) in self.unders.iter_mut().zip(body.heights) {
+            let now = (h < 0.0) as u8;
+            same_vertices &= *under == now;
+            *under = now;
+        }
+        if same_vertices {
+            self.refill(body);
+            return;
+        }
         // How many corners of each triangle are under the water: the sort.
         let under = |i: u32| (body.heights.get(i as usize).copied().unwrap_or_default() < 0.0) as u8;
         let mut same = self.sorts.len() == count;
@@ -225,12 +284,42 @@ impl LoneScratch {
         if !same {
             self.order();
         }
+        if same && same_hull {
+            self.refill(body);
+            return;
+        }
+        self.hull = Arc::downgrade(hull_arc);
+        self.at.resize(self.chunks.len(), [[u32::MAX; LANES]; 3]);
         let firsts = self.firsts.iter().zip(&self.counts);
-        for ((chunk, (&first, &n)), &kind) in self.chunks.iter_mut().zip(firsts).zip(&self.kinds) {
+        let chunks = self.chunks.iter_mut().zip(&mut self.at);
+        for (((chunk, at), (&first, &n)), &kind) in chunks.zip(firsts).zip(&self.kinds) {
             let (first, n) = (first as usize, n as usize);
-            chunk.fill(hull, body, self.rows.get(first..first + n).unwrap_or(&[]));
+            let rows = self.rows.get(first..first + n).unwrap_or(&[]);
+            chunk.fill(hull, body, rows);
             chunk.kind = kind;
             debug_assert_eq!(kind, super::kind(&chunk.corners()), "a sorted chunk's kind");
+            // Each lane's corners, as `fill` took them: the spare lanes the last row's.
+            for (l, lane) in (0..LANES).map(|l| (l, rows.get(l.min(n.saturating_sub(1))))) {
+                let tri = lane.and_then(|&j| {
+                    hull.triangles
+                        .get(j as usize)
+                        .filter(|_| hull.areas.get(j as usize).is_some())
+                });
+                for (c, corner) in at.iter_mut().enumerate() {
+                    corner[l] = tri.map_or(u32::MAX, |t| t[c]);
+                }
+            }
+        }
+    }
+
+    /// The same rows of the same hull as at the last call: only the corners (and the
+    /// water) change (the rows' look-ups, the areas and their `1 / (2 A)` cost about a
+    /// fifth of the gathering).
+    #[inline(always)]
+    fn refill(&mut self, body: &Single<'_>) {
+        for ((chunk, at), &n) in self.chunks.iter_mut().zip(&self.at).zip(&self.counts) {
+            chunk.refill(body, at, n as usize);
+            debug_assert_eq!(chunk.kind, super::kind(&chunk.corners()), "a kept chunk's kind");
         }
     }
 
@@ -282,13 +371,6 @@ impl LoneScratch {
                 }
             }
         }
-    }
-
-    /// Chunk `c`'s rows.
-    #[inline(always)]
-    fn rows_of(&self, c: usize) -> &[u32] {
-        let (first, n) = (self.firsts[c] as usize, self.counts[c] as usize);
-        self.rows.get(first..first + n).unwrap_or(&[])
     }
 }
 
@@ -548,7 +630,7 @@ impl LoneHistory<'_> {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn pass_one_single<'h>(
-    hull: &Hull,
+    hull: &Arc<Hull>,
     body: &Single<'_>,
     motion: &LaneMotion,
     mass: &Lanes,
@@ -582,9 +664,20 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
     let stop = c.stop_per_area(mass);
     let [px, py, pz] = prior.swept;
     let [hx, hy, hz] = &mut history.swept;
-    for ch in 0..lone.chunks.len() {
-        let rows = lone.rows_of(ch);
-        let n = rows.len();
+    let LoneScratch {
+        chunks,
+        one,
+        rows: all_rows,
+        firsts,
+        counts,
+        slots,
+        ..
+    } = lone;
+    // (Each chunk's rows sliced once for both its history loops: sliced twice, each took its bounds checks again.)
+    let spans = firsts.iter().zip(counts.iter());
+    for ((chunk, t), (&first, &n)) in chunks.iter().zip(one.iter_mut()).zip(spans) {
+        let (first, n) = (first as usize, n as usize);
+        let rows = all_rows.get(first..first + n).unwrap_or(&[]);
         let mut before = [[0.0; LANES]; 3];
         for (l, &j) in rows.iter().enumerate().take(LANES) {
             let j = j as usize;
@@ -595,9 +688,6 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
             }
         }
         let mut now = [[0.0; LANES]; 3];
-        let (Some(chunk), Some(t)) = (lone.chunks.get(ch), lone.one.get_mut(ch)) else {
-            break;
-        };
         // (The lanes the kernel writes, and the sums below read.)
         if n <= HALF {
             t.clear::<HALF>();
@@ -616,7 +706,7 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
             &mut now,
         );
         one_triangle_of_kind::<SLAM, AIR>(chunk.kind, n <= HALF, args, &c, t);
-        for (l, &j) in lone.rows_of(ch).iter().enumerate().take(LANES) {
+        for (l, &j) in rows.iter().enumerate().take(LANES) {
             let j = j as usize;
             if let (Some(x), Some(y), Some(z)) = (hx.get_mut(j), hy.get_mut(j), hz.get_mut(j)) {
                 *x = narrow(now[0][l]);
@@ -627,9 +717,9 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
     }
     // Each triangle's contribution, in triangle order, fourteen and thirteen sums at a time.
     let mut totals = [0.0; 27];
-    let sorted = (&lone.one[..], &lone.chunks[..]);
-    add_rows_in_order::<_, 0, 14, 27>(&mut totals, &lone.slots, sorted, false);
-    add_rows_in_order::<_, 14, 13, 27>(&mut totals, &lone.slots, sorted, false);
+    let sorted = (&one[..], &chunks[..]);
+    add_rows_in_order::<_, 0, 14, 27>(&mut totals, slots, sorted, false);
+    add_rows_in_order::<_, 14, 13, 27>(&mut totals, slots, sorted, false);
     totals
 }
 
