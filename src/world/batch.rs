@@ -8,7 +8,6 @@
 //! one failed ([`Batch::failure`]); write the outputs ([`World::write_out`]).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rayon::prelude::*;
@@ -19,7 +18,6 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::handle::Slots;
 use crate::loops::lanes::LANES;
 use crate::runtime::profile::{self, Section};
-use crate::runtime::tasks::TaskSystem;
 use crate::runtime::team::Team;
 use crate::step::{Environment, step_in_lanes};
 
@@ -116,9 +114,6 @@ pub(crate) struct BatchMemory {
     /// (50 ns a body with every body in the caches).
     ids: Vec<BodyId>,
     pub(super) reusable: bool,
-    /// Which of a batch's groups one of the host's tasks has taken.
-    /// (Locked: the batch borrows the world's other fields meanwhile.)
-    claims: Mutex<Vec<AtomicBool>>,
 }
 
 /// One batch on its way: the world's buffers lent to it, and what its checks found.
@@ -587,8 +582,7 @@ impl World {
                 pool.install(|| groups.par_iter_mut().for_each(|g| step_group(g, true)))
             }
             _ if let Some(tasks) = self.tasks.as_deref().filter(|_| groups.len() > 1) => {
-                let mut claims = self.batch.claims.lock().unwrap_or_else(PoisonError::into_inner);
-                run_groups(tasks, groups, &mut claims, &step_group);
+                Team::Host(tasks).share_from_both_ends(|| (), groups.iter_mut(), step_group);
             }
             _ => groups.iter_mut().for_each(|g| step_group(g, true)),
         }
@@ -641,37 +635,3 @@ impl World {
         }
     }
 }
-
-/// A batch's groups as the host's task items, each group stepped by the one item that
-/// claims it; the groups no item ran (a host that dropped some) are stepped here after.
-fn run_groups(
-    tasks: &dyn TaskSystem,
-    groups: &mut [BatchGroup],
-    claims: &mut Vec<AtomicBool>,
-    step_group: &(impl Fn(&mut BatchGroup, bool) + Sync),
-) {
-    let n = groups.len();
-    if claims.len() < n {
-        claims.resize_with(n, || AtomicBool::new(false));
-    }
-    claims.iter_mut().for_each(|c| *c.get_mut() = false);
-    let claims = &claims[..n];
-    let base = Groups(groups.as_mut_ptr());
-    let base = &base;
-    let run = |i: usize| {
-        if i < n && !claims[i].swap(true, Ordering::AcqRel) {
-            // SAFETY: `i < n`, and the claim above makes this the only thread that ever
-            // takes group `i` in this batch; the groups outlive the tasks, which the host
-            // has finished when `run` returns.
-            step_group(unsafe { &mut *base.0.add(i) }, true);
-        }
-    };
-    crate::runtime::tasks::run(tasks, n as u32, &|i| run(i as usize));
-    (0..n).for_each(run);
-}
-
-/// The groups' address, shared with the host's workers (each group taken by one).
-struct Groups(*mut BatchGroup);
-
-// SAFETY: the groups are reached only through `run_groups`'s claims, one thread each.
-unsafe impl Sync for Groups {}

@@ -10,6 +10,7 @@
 
 use std::ffi::c_void;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use godot::classes::{Os, ProjectSettings, WorkerThreadPool};
@@ -57,25 +58,39 @@ struct Group<'a> {
     task: &'a (dyn Fn(u32, u32, u32) + Sync),
     item_count: u32,
     min_range: u32,
+    /// The next range nobody has taken: Godot's workers and the waiting thread take
+    /// ranges from it, so whoever is awake does the work.
+    next: AtomicU32,
     /// A panic on a worker, raised again on the thread that waits (it must not unwind
     /// into Godot's C++).
     panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
 }
 
-/// Godot's element function: the range `element` of the group behind `userdata`.
-unsafe extern "C" fn run_element(userdata: *mut c_void, element: u32) {
+impl Group<'_> {
+    /// Runs ranges until none is left (a panic is kept for the waiting thread).
+    fn take_ranges(&self) {
+        loop {
+            let range = self.next.fetch_add(1, Ordering::Relaxed);
+            let start = range.saturating_mul(self.min_range);
+            if start >= self.item_count {
+                return;
+            }
+            let end = start.saturating_add(self.min_range).min(self.item_count);
+            // Keel does not read the worker index; Godot does not give one.
+            if let Err(panic) = std::panic::catch_unwind(AssertUnwindSafe(|| (self.task)(start, end, 0))) {
+                *self.panic.lock().unwrap_or_else(PoisonError::into_inner) = Some(panic);
+            }
+        }
+    }
+}
+
+/// Godot's element function: ranges of the group behind `userdata`, as many as are left
+/// (the element's own index is not used: ranges go to whoever asks first).
+unsafe extern "C" fn run_element(userdata: *mut c_void, _element: u32) {
     // SAFETY: `userdata` is the `Group` of a `GodotTasks::run` that waits for the whole
     // group before it returns.
     let group = unsafe { &*userdata.cast::<Group<'_>>() };
-    let start = element.saturating_mul(group.min_range);
-    let end = start.saturating_add(group.min_range).min(group.item_count);
-    if start >= end {
-        return;
-    }
-    // Keel does not read the worker index; Godot does not give one.
-    if let Err(panic) = std::panic::catch_unwind(AssertUnwindSafe(|| (group.task)(start, end, 0))) {
-        *group.panic.lock().unwrap_or_else(PoisonError::into_inner) = Some(panic);
-    }
+    group.take_ranges();
 }
 
 impl TaskSystem for GodotTasks {
@@ -93,9 +108,20 @@ impl TaskSystem for GodotTasks {
             task,
             item_count,
             min_range,
+            next: AtomicU32::new(0),
             panic: Mutex::new(None),
         };
-        let Ok(element_count) = i32::try_from(elements) else {
+        // The waiting thread works too: Godot's workers take what it has not (waking
+        // them costs tens of microseconds on a busy machine; the caller is awake now).
+        let helpers = elements - 1;
+        if helpers == 0 {
+            group.take_ranges();
+            if let Some(panic) = group.panic.into_inner().unwrap_or_else(PoisonError::into_inner) {
+                std::panic::resume_unwind(panic);
+            }
+            return;
+        }
+        let Ok(element_count) = i32::try_from(helpers) else {
             // Too many for Godot's count: run here (Keel runs what is left anyway).
             task(0, item_count, 0);
             return;
@@ -116,6 +142,7 @@ impl TaskSystem for GodotTasks {
                 description.sys().cast(),
             )
         };
+        group.take_ranges();
         pool.wait_for_group_task_completion(id);
         if let Some(panic) = group.panic.into_inner().unwrap_or_else(PoisonError::into_inner) {
             std::panic::resume_unwind(panic);
