@@ -2,8 +2,9 @@
 //! the host's workers (Box2D v3's `enqueueTask` / `finishTask`) and starts no thread of its
 //! own.
 //!
-//! Two kinds of work go to it: a batch's groups of bodies, each group by one task item
-//! (`World::step_bodies`), and the sections of a big body stepped alone (`World::step_body`,
+//! Two kinds of work go to it: a batch's groups of bodies, one run of neighbouring groups
+//! per worker, shared from their ends when a worker is done with its own
+//! (`World::step_bodies`, [`share_in_regions`]), and the sections of a big body stepped alone (`World::step_body`,
 //! a batch of one): its halves and chunks, whose sums are added in a fixed order whatever
 //! ran them. The results are the bits the world's own threads give.
 //!
@@ -140,5 +141,137 @@ pub(crate) fn share<R: Send>(
         Some(r) => r,
         // (Only if `first` panicked, which the host's worker then reports.)
         None => panic!("a task's work did not finish"),
+    }
+}
+
+/// The most regions [`share_in_regions`] cuts (a world's thread limit).
+const MAX_REGIONS: usize = crate::world::MAX_THREADS as usize;
+
+/// `each(item, forward)` for every item of `items`, once, on the host's workers: the
+/// items are cut into one run of neighbours per worker, each worker steps its own from
+/// the front (`forward`), then helps the others from their backs (`!forward`). What the
+/// host did not run is run here after.
+///
+/// Why regions: handed out one at a time, neighbouring items go to different workers,
+/// and each worker's look-ahead (`forward` says which way it prefetches) loads the item
+/// another is writing. Two of Godot's workers stepping alternate groups of a batch ran
+/// each group 1.7-2.6x slower than one thread alone.
+pub(crate) fn share_in_regions<T: Send>(
+    tasks: &dyn TaskSystem,
+    items: &mut [T],
+    each: &(impl Fn(&mut T, bool) + Sync),
+) {
+    let n = items.len();
+    let regions_count = (tasks.worker_count() as usize).clamp(1, n.clamp(1, MAX_REGIONS));
+    let mut rest = items;
+    let regions: [Mutex<std::slice::IterMut<'_, T>>; MAX_REGIONS] = std::array::from_fn(|k| {
+        let len = if k < regions_count {
+            (k + 1) * n / regions_count - k * n / regions_count
+        } else {
+            0
+        };
+        let (region, after) = std::mem::take(&mut rest).split_at_mut(len);
+        rest = after;
+        Mutex::new(region.iter_mut())
+    });
+    let regions = &regions[..regions_count];
+    let take = |k: usize, forward: bool| loop {
+        let item = {
+            let mut region = regions[k].lock().unwrap_or_else(PoisonError::into_inner);
+            if forward { region.next() } else { region.next_back() }
+        };
+        match item {
+            Some(item) => each(item, forward),
+            None => break,
+        }
+    };
+    let work = |k: usize| {
+        take(k, true);
+        (1..regions_count).for_each(|d| take((k + d) % regions_count, false));
+    };
+    if inside_task() || regions_count == 1 {
+        return work(0);
+    }
+    tasks.run(regions_count as u32, 1, &|start, end, _| {
+        as_task(|| (start as usize..(end as usize).min(regions_count)).for_each(work));
+    });
+    work(0);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use super::*;
+
+    /// A host of `workers` threads that runs each item on a thread of its own (all at
+    /// once), or only the items `keep` allows.
+    #[derive(Debug)]
+    struct Threads {
+        workers: u32,
+        keep: fn(u32) -> bool,
+    }
+
+    impl TaskSystem for Threads {
+        fn worker_count(&self) -> u32 {
+            self.workers
+        }
+
+        fn run(&self, item_count: u32, min_range: u32, task: &(dyn Fn(u32, u32, u32) + Sync)) {
+            let min_range = min_range.max(1);
+            std::thread::scope(|s| {
+                for (w, start) in (0..item_count).step_by(min_range as usize).enumerate() {
+                    if (self.keep)(start) {
+                        s.spawn(move || task(start, (start + min_range).min(item_count), w as u32));
+                    }
+                }
+            });
+        }
+    }
+
+    #[test]
+    fn regions_step_every_item_once_whoever_runs_them() {
+        let keeps: [fn(u32) -> bool; 3] = [|_| true, |_| false, |start| start % 2 == 1];
+        for keep in keeps {
+            for workers in [1, 2, 3, 5, 256] {
+                let tasks = Threads { workers, keep };
+                for n in [0, 1, 2, 3, 7, 50, 301] {
+                    let mut items: Vec<(usize, AtomicU32)> = (0..n).map(|i| (i, AtomicU32::new(0))).collect();
+                    share_in_regions(&tasks, &mut items, &|(_, count), _| {
+                        count.fetch_add(1, Ordering::Relaxed);
+                    });
+                    for (i, count) in &items {
+                        assert_eq!(count.load(Ordering::Relaxed), 1, "item {i} of {n}, {workers} workers");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn each_worker_starts_on_a_run_of_neighbours() {
+        // A serial host: the first worker steps its run of three forward, then helps the
+        // two others from their backs (there is nothing left for them).
+        #[derive(Debug)]
+        struct InOrder;
+        impl TaskSystem for InOrder {
+            fn worker_count(&self) -> u32 {
+                3
+            }
+            fn run(&self, item_count: u32, _: u32, task: &(dyn Fn(u32, u32, u32) + Sync)) {
+                (0..item_count).for_each(|k| task(k, k + 1, k));
+            }
+        }
+        let mut items: Vec<usize> = (0..9).collect();
+        let order = Mutex::new(Vec::new());
+        share_in_regions(&InOrder, &mut items, &|i, forward| {
+            order.lock().unwrap().push((*i, forward));
+        });
+        let order = order.into_inner().unwrap();
+        let expected = [0, 1, 2]
+            .map(|i| (i, true))
+            .into_iter()
+            .chain([5, 4, 3, 8, 7, 6].map(|i| (i, false)));
+        assert_eq!(order, expected.collect::<Vec<_>>());
     }
 }

@@ -582,7 +582,7 @@ impl World {
                 pool.install(|| groups.par_iter_mut().for_each(|g| step_group(g, true)))
             }
             _ if let Some(tasks) = self.tasks.as_deref().filter(|_| groups.len() > 1) => {
-                Team::Host(tasks).share_from_both_ends(|| (), groups.iter_mut(), step_group);
+                crate::runtime::tasks::share_in_regions(tasks, groups, &step_group);
             }
             _ => groups.iter_mut().for_each(|g| step_group(g, true)),
         }
