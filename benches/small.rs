@@ -1,6 +1,7 @@
 //! What a small body costs (issue 35): one 12-triangle box stepped alone, through the C
 //! ABI's `keel_body_step` and the Rust API's `World::step_body`, and 1024 boxes in a
-//! batch, on flat and on Perlin water, on one thread and two, and four in a batch (one
+//! batch, on flat and on Perlin water, on one thread and two (Keel's own helper, and a
+//! host's job system), and four in a batch (one
 //! group, half the lanes computed); with `--features
 //! profile-sections`, each row's time per body broken down by the step's sections
 //! (`keel::runtime::profile`).
@@ -18,6 +19,10 @@
 //! figure of the table is the median over chunks of about 2 ms, after a warm-up.
 
 mod common;
+// The tests' small job system (a queue the caller and its threads take ranges from).
+#[allow(dead_code)]
+#[path = "../tests/common/tasks.rs"]
+mod tasks;
 
 use std::time::{Duration, Instant};
 
@@ -88,11 +93,24 @@ struct Boxes {
 
 impl Boxes {
     fn new(mesh: &Mesh, count: usize, water: Water, threads: u32, own_meshes: bool) -> Self {
-        let mut world = World::new(&WorldDesc {
+        let world = World::new(&WorldDesc {
             thread_count: threads,
             ..WorldDesc::default()
         })
         .expect("world");
+        Self::in_world(world, mesh, count, water, own_meshes)
+    }
+
+    /// The boxes in a world stepped by a host's job system of `workers` threads (the
+    /// caller's included): the tests' queue of ranges.
+    fn on_host_tasks(mesh: &Mesh, count: usize, water: Water, workers: u32) -> Self {
+        let tasks: std::sync::Arc<dyn keel::runtime::tasks::TaskSystem> =
+            std::sync::Arc::new(tasks::Pool::new(workers));
+        let world = World::with_tasks(&WorldDesc::default(), tasks).expect("world");
+        Self::in_world(world, mesh, count, water, false)
+    }
+
+    fn in_world(mut world: World, mesh: &Mesh, count: usize, water: Water, own_meshes: bool) -> Self {
         world.set_water(water);
         world.set_time(1.25).expect("time");
         let mut hull: Option<HullId> = None;
@@ -249,6 +267,12 @@ fn rows<'m>(mesh: &'m Mesh) -> Vec<(&'static str, usize, Make<'m>)> {
             Box::new(move || boxes.step())
         })
     };
+    let host = |count: usize, workers: u32| -> Make<'m> {
+        Box::new(move || -> Call<'m> {
+            let mut boxes = Boxes::on_host_tasks(mesh, count, Water::default(), workers);
+            Box::new(move || boxes.step())
+        })
+    };
     let lone = |water: fn() -> Water| -> Make<'m> {
         Box::new(move || -> Call<'m> {
             let mut boxes = Boxes::new(mesh, 1, water(), 1, false);
@@ -268,6 +292,8 @@ fn rows<'m>(mesh: &'m Mesh) -> Vec<(&'static str, usize, Make<'m>)> {
         ("lone-rust-perlin", 1, lone(perlin)),
         ("batch", 1024, batch(1024, Water::default, 1, false)),
         ("batch-2", 1024, batch(1024, Water::default, 2, false)),
+        // The same on a host's job system of two threads (as Godot's WorkerThreadPool).
+        ("batch-host-2", 1024, host(1024, 2)),
         ("batch-perlin", 1024, batch(1024, perlin, 1, false)),
         ("batch-perlin-2", 1024, batch(1024, perlin, 2, false)),
         ("batch-own-meshes", 1024, batch(1024, Water::default, 1, true)),
