@@ -19,6 +19,8 @@
 //! evaluation per octave, where differences cost two (and a sample with its normal
 //! five).
 
+use std::sync::OnceLock;
+
 use glam::DVec3;
 use multiversion::multiversion;
 use noise::permutationtable::{NoiseHasher, PermutationTable};
@@ -34,7 +36,51 @@ pub struct PerlinWater {
     speed: f64,
     wave_height: f64,
     only_x: bool,
-    table: PermutationTable,
+    signs: &'static CellSigns,
+}
+
+/// The gradient signs of the four corners of every lattice cell of the `noise` crate's
+/// seed-0 table, one byte a cell ([`CellSigns::cell`]): the crate's hash only decides
+/// a corner's gradient `(+-1, +-1)` (its bits 0 and 1), and it costs two dependent table
+/// reads per corner, eight per noise evaluation, each a scalar load inside the vector
+/// loop. The byte is one load, and integer, so every noise value keeps its bits.
+///
+/// Bits `2k` and `2k + 1` are the hash's bits 0 and 1 of corner `k`, in the order
+/// `(0, 0)`, `(1, 0)`, `(0, 1)`, `(1, 1)`. One table (64 KiB) for every water: the seed is
+/// always 0, like `noise::Perlin::new(0)`'s.
+pub(crate) struct CellSigns(Box<[u8; 1 << 16]>);
+
+impl CellSigns {
+    /// Built once per process, at the first Perlin water (well under a millisecond).
+    fn shared() -> &'static CellSigns {
+        static SIGNS: OnceLock<CellSigns> = OnceLock::new();
+        SIGNS.get_or_init(|| CellSigns::of(&PermutationTable::new(0)))
+    }
+
+    fn of(table: &PermutationTable) -> CellSigns {
+        let mut signs: Box<[u8; 1 << 16]> = vec![0u8; 1 << 16].into_boxed_slice().try_into().expect("64 KiB");
+        for cx in 0..256isize {
+            for cz in 0..256isize {
+                let corner = |i: isize, j: isize| (table.hash(&[cx + i, cz + j]) & 3) as u8;
+                signs[(cx * 256 + cz) as usize] =
+                    corner(0, 0) | corner(1, 0) << 2 | corner(0, 1) << 4 | corner(1, 1) << 6;
+            }
+        }
+        CellSigns(signs)
+    }
+
+    /// The byte of cell `(cx, cz)`, each the low byte of the crate's cell coordinate.
+    #[inline(always)]
+    fn cell(&self, cx: usize, cz: usize) -> u8 {
+        // (The mask keeps the index in the table: no bounds check.)
+        self.0[((cx << 8) | cz) & 0xffff]
+    }
+}
+
+impl std::fmt::Debug for CellSigns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CellSigns { .. }")
+    }
 }
 
 impl PerlinWater {
@@ -51,8 +97,8 @@ impl PerlinWater {
             speed,
             wave_height,
             only_x,
-            // `noise::Perlin::new(0)`'s table.
-            table: PermutationTable::new(0),
+            // `noise::Perlin::new(0)`'s table's corner signs.
+            signs: CellSigns::shared(),
         })
     }
 
@@ -79,7 +125,7 @@ impl PerlinWater {
                 0.0
             }
         };
-        let (n, dx, dz) = noise_and_gradient(&self.table, wrap(x), wrap(z));
+        let (n, dx, dz) = noise_and_gradient(self.signs, wrap(x), wrap(z));
         (0.5 * (n + 1.0), 0.5 * dx, 0.5 * dz)
     }
 
@@ -127,7 +173,7 @@ impl PerlinWater {
 /// the corner gradients `(+-1, +-1)` dotted with the offset from corner `(i, j)`:
 /// `n = k lerp(lerp(g00, g01, q(v)), lerp(g10, g11, q(v)), q(u))`, `k = 2 / sqrt 2`.
 #[inline(always)]
-fn noise_and_gradient(table: &PermutationTable, x: f64, z: f64) -> (f64, f64, f64) {
+fn noise_and_gradient(signs: &CellSigns, x: f64, z: f64) -> (f64, f64, f64) {
     const SCALE: f64 = 2.0 / std::f64::consts::SQRT_2;
     // The crate's `floor_to_isize` (`v as isize`, minus one at zero or below), as a float
     // and as the low byte of the integer, which is all the hash reads (`& 0xff`): `c` plus
@@ -136,16 +182,17 @@ fn noise_and_gradient(table: &PermutationTable, x: f64, z: f64) -> (f64, f64, f6
     // cost a fifth of the whole batch.
     let cell = |v: f64| {
         let c = v.trunc() - if v <= 0.0 { 1.0 } else { 0.0 };
-        (c, ((c + super::trig::ROUNDER).to_bits() & 0xff) as isize)
+        (c, ((c + super::trig::ROUNDER).to_bits() & 0xff) as usize)
     };
     let ((fx, cx), (fz, cz)) = (cell(x), cell(z));
     let (u, v) = (x - fx, z - fz);
+    let byte = signs.cell(cx, cz);
     let corner = |i: isize, j: isize| {
         let (px, pz) = (u - i as f64, v - j as f64);
         // The crate's four cases `(+-px) + (+-pz)` as products with +-1, which are exact:
         // the same numbers with no branch (the corner's hash is a coin toss, which a
         // branch predictor loses half the time).
-        let hash = table.hash(&[cx + i, cz + j]);
+        let hash = byte >> (2 * (i + 2 * j));
         let gx = if hash & 1 == 0 { 1.0 } else { -1.0 };
         let gz = if hash & 2 == 0 { 1.0 } else { -1.0 };
         (gx * px + gz * pz, gx, gz)
@@ -229,7 +276,7 @@ mod tests {
 
     #[test]
     fn the_noise_is_the_noise_crates_to_the_bit_and_its_gradient_is_the_derivative() {
-        let (table, crate_noise) = (PermutationTable::new(0), Perlin::new(0));
+        let (signs, crate_noise) = (CellSigns::shared(), Perlin::new(0));
         let mut checked = 0;
         for i in 0..4000 {
             // Cell corners, cell edges, zero and negative coordinates, ordinary points.
@@ -240,7 +287,7 @@ mod tests {
                 _ => i as f64 * 0.0731,
             };
             let z = (i as f64 * 0.913).cos() * 17.0 + 0.5 * (i % 3) as f64;
-            let (n, dx, dz) = noise_and_gradient(&table, x, z);
+            let (n, dx, dz) = noise_and_gradient(signs, x, z);
             assert_eq!(n.to_bits(), crate_noise.get([x, z]).to_bits(), "value at ({x}, {z})");
             // Central differences of the crate's noise, away from cell edges (where the
             // derivative is continuous but the difference straddles two cells' roundings).
@@ -257,6 +304,23 @@ mod tests {
             }
         }
         assert!(checked > 2000, "{checked}");
+    }
+
+    #[test]
+    fn a_cells_signs_are_its_corners_hashes() {
+        // Every cell, every corner, against the crate's own hash (the wrap from 255 to 0
+        // included); a second seed so that a table built from a constant would fail.
+        for seed in [0, 7] {
+            let table = PermutationTable::new(seed);
+            let signs = CellSigns::of(&table);
+            for (cx, cz) in (0..256usize).flat_map(|cx| (0..256usize).map(move |cz| (cx, cz))) {
+                for (k, (i, j)) in [(0, 0), (1, 0), (0, 1), (1, 1)].into_iter().enumerate() {
+                    let hash = table.hash(&[(cx + i) as isize, (cz + j) as isize]);
+                    let code = signs.cell(cx, cz) >> (2 * k) & 3;
+                    assert_eq!(code as usize, hash & 3, "seed {seed}, cell ({cx}, {cz}), corner {k}");
+                }
+            }
+        }
     }
 
     #[test]
