@@ -187,15 +187,17 @@ fn noise_and_gradient(signs: &CellSigns, x: f64, z: f64) -> (f64, f64, f64) {
     let ((fx, cx), (fz, cz)) = (cell(x), cell(z));
     let (u, v) = (x - fx, z - fz);
     let byte = signs.cell(cx, cz);
+    // A corner's gradient `(+-1, +-1)` as the sign bits it flips: the crate's four cases
+    // `(+-px) + (+-pz)`, and the products of the gradient with the weights below, are
+    // the same numbers (a product with +-1 is exact) with neither a branch (the corner's
+    // hash is a coin toss, which a branch predictor loses half the time) nor a product.
+    let flip = |a: f64, sign: u64| f64::from_bits(a.to_bits() ^ sign);
     let corner = |i: isize, j: isize| {
         let (px, pz) = (u - i as f64, v - j as f64);
-        // The crate's four cases `(+-px) + (+-pz)` as products with +-1, which are exact:
-        // the same numbers with no branch (the corner's hash is a coin toss, which a
-        // branch predictor loses half the time).
-        let hash = byte >> (2 * (i + 2 * j));
-        let gx = if hash & 1 == 0 { 1.0 } else { -1.0 };
-        let gz = if hash & 2 == 0 { 1.0 } else { -1.0 };
-        (gx * px + gz * pz, gx, gz)
+        let shift = 2 * (i + 2 * j);
+        let sx = u64::from(byte >> shift & 1) << 63;
+        let sz = u64::from(byte >> (shift + 1) & 1) << 63;
+        (flip(px, sx) + flip(pz, sz), sx, sz)
     };
     let quintic = |a: f64| {
         let a = a.clamp(0.0, 1.0);
@@ -213,11 +215,13 @@ fn noise_and_gradient(signs: &CellSigns, x: f64, z: f64) -> (f64, f64, f64) {
         return (n.clamp(-1.0, 1.0), 0.0, 0.0);
     }
     // d/dx: the interpolation weight qu moves, and so does every corner's dot product.
-    let (near_x, far_x) = (linear(g00.1, g01.1, qv), linear(g10.1, g11.1, qv));
+    // (`linear` of two gradient components: `b t + a (1 - t)` with `a`, `b` = +-1.)
+    let signed = |a: u64, b: u64, t: f64| flip(t, b) + flip(1.0 - t, a);
+    let (near_x, far_x) = (signed(g00.1, g01.1, qv), signed(g10.1, g11.1, qv));
     let dx = ((far - near) * dqu + linear(near_x, far_x, qu)) * SCALE;
     // d/dz: the weight qv moves in both rows.
-    let near_z = (g01.0 - g00.0) * dqv + linear(g00.2, g01.2, qv);
-    let far_z = (g11.0 - g10.0) * dqv + linear(g10.2, g11.2, qv);
+    let near_z = (g01.0 - g00.0) * dqv + signed(g00.2, g01.2, qv);
+    let far_z = (g11.0 - g10.0) * dqv + signed(g10.2, g11.2, qv);
     let dz = linear(near_z, far_z, qu) * SCALE;
     (n, dx, dz)
 }
