@@ -186,7 +186,7 @@ fn noise_and_gradient(signs: &CellSigns, x: f64, z: f64) -> (f64, f64, f64) {
     };
     let ((fx, cx), (fz, cz)) = (cell(x), cell(z));
     let (u, v) = (x - fx, z - fz);
-    let byte = signs.cell(cx, cz);
+    let byte = u64::from(signs.cell(cx, cz));
     // A corner's gradient `(+-1, +-1)` as the sign bits it flips: the crate's four cases
     // `(+-px) + (+-pz)`, and the products of the gradient with the weights below, are
     // the same numbers (a product with +-1 is exact) with neither a branch (the corner's
@@ -194,9 +194,10 @@ fn noise_and_gradient(signs: &CellSigns, x: f64, z: f64) -> (f64, f64, f64) {
     let flip = |a: f64, sign: u64| f64::from_bits(a.to_bits() ^ sign);
     let corner = |i: isize, j: isize| {
         let (px, pz) = (u - i as f64, v - j as f64);
-        let shift = 2 * (i + 2 * j);
-        let sx = u64::from(byte >> shift & 1) << 63;
-        let sz = u64::from(byte >> (shift + 1) & 1) << 63;
+        // (Bit `2k` of the byte moved up to the sign bit, the rest masked off.)
+        let bit = 2 * (i + 2 * j);
+        let sx = (byte << (63 - bit)) & (1 << 63);
+        let sz = (byte << (62 - bit)) & (1 << 63);
         (flip(px, sx) + flip(pz, sz), sx, sz)
     };
     let quintic = |a: f64| {
