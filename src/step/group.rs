@@ -25,6 +25,7 @@ use crate::loops::lanes::{
 };
 use crate::loops::whole::{DragConstants, DragParams, Motion, narrow};
 use crate::runtime::profile::{self, Section};
+use crate::water::Water;
 
 /// Steps one to eight bodies for which [`Body::can_step_in_lanes`] holds and which share
 /// one [`Body::lane_key`], each after a successful [`Body::prepare`] with its state:
@@ -75,6 +76,7 @@ fn step_in_lanes_here(
         had_history: first.has_history,
         // Alone, a body's triangles go in the lanes instead (the same bits).
         alone: count == 1,
+        vertical: moves_only_vertically(env),
         dt,
     };
     let mut scratch = GroupScratch::take();
@@ -103,6 +105,7 @@ fn step_in_lanes_here(
     let group = Group {
         vertices,
         water: lanes.conditions.water_moves.then_some(&water[..]),
+        vertical: lanes.vertical,
         half: count <= lanes::HALF,
     };
     let passes = profile::time(Section::LanePasses);
@@ -133,7 +136,18 @@ struct Lanes<'h> {
     had_history: bool,
     /// One body alone: its triangles go eight at a time in the lanes instead.
     alone: bool,
+    /// The water's velocity is vertical at every vertex ([`moves_only_vertically`]).
+    vertical: bool,
     dt: f64,
+}
+
+/// Whether the water's velocity at every vertex is `(+0, vy, +0)`: Perlin waves only move
+/// up and down (`PerlinWater`'s velocity is `(0, dy/dt, 0)`, with no decay below the
+/// surface), and a current without a horizontal part adds `+-0` to those zeros, which
+/// leaves `+0`. The lanes then gather and average the vertical component alone: the
+/// others' averages, `(0 + 0 + 0) / 3`, are the zeros they start from, to the bit.
+fn moves_only_vertically(env: &Environment<'_>) -> bool {
+    matches!(env.water, Water::Perlin(_)) && env.current.x == 0.0 && env.current.z == 0.0
 }
 
 /// A thread's buffers for its groups, kept from one step to the next.
@@ -306,8 +320,11 @@ impl Lanes<'_> {
             column[3] = std::array::from_fn(|l| heights[l][v]);
         }
         for (v, column) in scratch.water.iter_mut().enumerate() {
-            for (c, lanes) in column.iter_mut().enumerate() {
-                *lanes = std::array::from_fn(|l| water[l][v][c]);
+            column[1] = std::array::from_fn(|l| water[l][v][1]);
+            // (Water moving only up and down: its vertical velocity alone, `Group::vertical`.)
+            if !self.vertical {
+                column[0] = std::array::from_fn(|l| water[l][v][0]);
+                column[2] = std::array::from_fn(|l| water[l][v][2]);
             }
         }
         // Body by body and column by column: no index to check per number (row by row, each

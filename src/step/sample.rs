@@ -114,6 +114,13 @@ impl Body {
             };
             self.patch
                 .sample(env.water, env.time, &points, &mut out.heights, v, team)
+        } else if let Water::Perlin(perlin) = env.water {
+            // Straight to its vector loop: through `Water::sample_into`, a small body's
+            // call (eight points) also paid for its tests of the other kinds of water.
+            #[cfg(test)]
+            crate::water::SAMPLED.with(|n| n.set(n.get() + points.len()));
+            perlin.sample_batch(&points, env.time, &mut out.heights, v);
+            Ok(())
         } else {
             env.water.sample_into(&points, env.time, &mut out.heights, None, v)
         };

@@ -301,13 +301,27 @@ fn bodies_in_lanes_get_the_forces_of_the_one_at_a_time_code_whatever_their_compa
             )
             .unwrap(),
         ),
+        // Perlin waves move only up and down: with no horizontal current the lanes
+        // average the vertical velocity alone (`Group::vertical`), with one all three.
+        Water::Perlin(Box::new(
+            crate::water::PerlinWater::new(0.1, 0.3, 0.7, 0.6, false).unwrap(),
+        )),
+        Water::Perlin(Box::new(
+            crate::water::PerlinWater::new(0.1, 0.3, 0.7, 0.6, true).unwrap(),
+        )),
     ];
     let (mut compared, mut slammed, mut aired) = (0, 0, 0);
     for (h, hull) in hulls.iter().enumerate() {
-        for water in &waters {
+        for (w, water) in waters.iter().enumerate() {
             let mut env = env(water);
             env.wind = DVec3::new(4.0, 0.0, -3.0);
-            env.current = DVec3::new(0.5, 0.0, 0.2);
+            env.time = 1.3;
+            // A current along x and z, and on the first Perlin water one straight up.
+            env.current = if w == 2 {
+                DVec3::new(-0.0, 0.3, 0.0)
+            } else {
+                DVec3::new(0.5, 0.0, 0.2)
+            };
             for case in 0..12 {
                 let forces = match case % 3 {
                     0 => FORCE_ALL & !FORCE_LUMPED_RESISTANCE,
@@ -443,7 +457,7 @@ fn bodies_in_lanes_get_the_forces_of_the_one_at_a_time_code_whatever_their_compa
             }
         }
     }
-    assert!(compared > 2 * 2 * 12 * 3 * LANES / 2, "{compared} compared");
+    assert!(compared > 2 * 4 * 12 * 3 * LANES / 2, "{compared} compared");
     assert!(slammed > 50 && aired > 50, "slamming {slammed}, air {aired}");
 }
 

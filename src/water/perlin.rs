@@ -19,6 +19,8 @@
 //! evaluation per octave, where differences cost two (and a sample with its normal
 //! five).
 
+use std::sync::OnceLock;
+
 use glam::DVec3;
 use multiversion::multiversion;
 use noise::permutationtable::{NoiseHasher, PermutationTable};
@@ -34,7 +36,51 @@ pub struct PerlinWater {
     speed: f64,
     wave_height: f64,
     only_x: bool,
-    table: PermutationTable,
+    signs: &'static CellSigns,
+}
+
+/// The gradient signs of the four corners of every lattice cell of the `noise` crate's
+/// seed-0 table, one byte a cell ([`CellSigns::cell`]): the crate's hash only decides
+/// a corner's gradient `(+-1, +-1)` (its bits 0 and 1), and it costs two dependent table
+/// reads per corner, eight per noise evaluation, each a scalar load inside the vector
+/// loop. The byte is one load, and integer, so every noise value keeps its bits.
+///
+/// Bits `2k` and `2k + 1` are the hash's bits 0 and 1 of corner `k`, in the order
+/// `(0, 0)`, `(1, 0)`, `(0, 1)`, `(1, 1)`. One table (64 KiB) for every water: the seed is
+/// always 0, like `noise::Perlin::new(0)`'s.
+pub(crate) struct CellSigns(Box<[u8; 1 << 16]>);
+
+impl CellSigns {
+    /// Built once per process, at the first Perlin water (well under a millisecond).
+    fn shared() -> &'static CellSigns {
+        static SIGNS: OnceLock<CellSigns> = OnceLock::new();
+        SIGNS.get_or_init(|| CellSigns::of(&PermutationTable::new(0)))
+    }
+
+    fn of(table: &PermutationTable) -> CellSigns {
+        let mut signs: Box<[u8; 1 << 16]> = vec![0u8; 1 << 16].into_boxed_slice().try_into().expect("64 KiB");
+        for cx in 0..256isize {
+            for cz in 0..256isize {
+                let corner = |i: isize, j: isize| (table.hash(&[cx + i, cz + j]) & 3) as u8;
+                signs[(cx * 256 + cz) as usize] =
+                    corner(0, 0) | corner(1, 0) << 2 | corner(0, 1) << 4 | corner(1, 1) << 6;
+            }
+        }
+        CellSigns(signs)
+    }
+
+    /// The byte of cell `(cx, cz)`, each the low byte of the crate's cell coordinate.
+    #[inline(always)]
+    fn cell(&self, cx: usize, cz: usize) -> u8 {
+        // (The mask keeps the index in the table: no bounds check.)
+        self.0[((cx << 8) | cz) & 0xffff]
+    }
+}
+
+impl std::fmt::Debug for CellSigns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CellSigns { .. }")
+    }
 }
 
 impl PerlinWater {
@@ -51,8 +97,8 @@ impl PerlinWater {
             speed,
             wave_height,
             only_x,
-            // `noise::Perlin::new(0)`'s table.
-            table: PermutationTable::new(0),
+            // `noise::Perlin::new(0)`'s table's corner signs.
+            signs: CellSigns::shared(),
         })
     }
 
@@ -79,7 +125,7 @@ impl PerlinWater {
                 0.0
             }
         };
-        let (n, dx, dz) = noise_and_gradient(&self.table, wrap(x), wrap(z));
+        let (n, dx, dz) = noise_and_gradient(self.signs, wrap(x), wrap(z));
         (0.5 * (n + 1.0), 0.5 * dx, 0.5 * dz)
     }
 
@@ -127,7 +173,7 @@ impl PerlinWater {
 /// the corner gradients `(+-1, +-1)` dotted with the offset from corner `(i, j)`:
 /// `n = k lerp(lerp(g00, g01, q(v)), lerp(g10, g11, q(v)), q(u))`, `k = 2 / sqrt 2`.
 #[inline(always)]
-fn noise_and_gradient(table: &PermutationTable, x: f64, z: f64) -> (f64, f64, f64) {
+fn noise_and_gradient(signs: &CellSigns, x: f64, z: f64) -> (f64, f64, f64) {
     const SCALE: f64 = 2.0 / std::f64::consts::SQRT_2;
     // The crate's `floor_to_isize` (`v as isize`, minus one at zero or below), as a float
     // and as the low byte of the integer, which is all the hash reads (`& 0xff`): `c` plus
@@ -136,19 +182,23 @@ fn noise_and_gradient(table: &PermutationTable, x: f64, z: f64) -> (f64, f64, f6
     // cost a fifth of the whole batch.
     let cell = |v: f64| {
         let c = v.trunc() - if v <= 0.0 { 1.0 } else { 0.0 };
-        (c, ((c + super::trig::ROUNDER).to_bits() & 0xff) as isize)
+        (c, ((c + super::trig::ROUNDER).to_bits() & 0xff) as usize)
     };
     let ((fx, cx), (fz, cz)) = (cell(x), cell(z));
     let (u, v) = (x - fx, z - fz);
+    let byte = u64::from(signs.cell(cx, cz));
+    // A corner's gradient `(+-1, +-1)` as the sign bits it flips: the crate's four cases
+    // `(+-px) + (+-pz)`, and the products of the gradient with the weights below, are
+    // the same numbers (a product with +-1 is exact) with neither a branch (the corner's
+    // hash is a coin toss, which a branch predictor loses half the time) nor a product.
+    let flip = |a: f64, sign: u64| f64::from_bits(a.to_bits() ^ sign);
     let corner = |i: isize, j: isize| {
         let (px, pz) = (u - i as f64, v - j as f64);
-        // The crate's four cases `(+-px) + (+-pz)` as products with +-1, which are exact:
-        // the same numbers with no branch (the corner's hash is a coin toss, which a
-        // branch predictor loses half the time).
-        let hash = table.hash(&[cx + i, cz + j]);
-        let gx = if hash & 1 == 0 { 1.0 } else { -1.0 };
-        let gz = if hash & 2 == 0 { 1.0 } else { -1.0 };
-        (gx * px + gz * pz, gx, gz)
+        // (Bit `2k` of the byte moved up to the sign bit, the rest masked off.)
+        let bit = 2 * (i + 2 * j);
+        let sx = (byte << (63 - bit)) & (1 << 63);
+        let sz = (byte << (62 - bit)) & (1 << 63);
+        (flip(px, sx) + flip(pz, sz), sx, sz)
     };
     let quintic = |a: f64| {
         let a = a.clamp(0.0, 1.0);
@@ -166,11 +216,13 @@ fn noise_and_gradient(table: &PermutationTable, x: f64, z: f64) -> (f64, f64, f6
         return (n.clamp(-1.0, 1.0), 0.0, 0.0);
     }
     // d/dx: the interpolation weight qu moves, and so does every corner's dot product.
-    let (near_x, far_x) = (linear(g00.1, g01.1, qv), linear(g10.1, g11.1, qv));
+    // (`linear` of two gradient components: `b t + a (1 - t)` with `a`, `b` = +-1.)
+    let signed = |a: u64, b: u64, t: f64| flip(t, b) + flip(1.0 - t, a);
+    let (near_x, far_x) = (signed(g00.1, g01.1, qv), signed(g10.1, g11.1, qv));
     let dx = ((far - near) * dqu + linear(near_x, far_x, qu)) * SCALE;
     // d/dz: the weight qv moves in both rows.
-    let near_z = (g01.0 - g00.0) * dqv + linear(g00.2, g01.2, qv);
-    let far_z = (g11.0 - g10.0) * dqv + linear(g10.2, g11.2, qv);
+    let near_z = (g01.0 - g00.0) * dqv + signed(g00.2, g01.2, qv);
+    let far_z = (g11.0 - g10.0) * dqv + signed(g10.2, g11.2, qv);
     let dz = linear(near_z, far_z, qu) * SCALE;
     (n, dx, dz)
 }
@@ -229,7 +281,7 @@ mod tests {
 
     #[test]
     fn the_noise_is_the_noise_crates_to_the_bit_and_its_gradient_is_the_derivative() {
-        let (table, crate_noise) = (PermutationTable::new(0), Perlin::new(0));
+        let (signs, crate_noise) = (CellSigns::shared(), Perlin::new(0));
         let mut checked = 0;
         for i in 0..4000 {
             // Cell corners, cell edges, zero and negative coordinates, ordinary points.
@@ -240,7 +292,7 @@ mod tests {
                 _ => i as f64 * 0.0731,
             };
             let z = (i as f64 * 0.913).cos() * 17.0 + 0.5 * (i % 3) as f64;
-            let (n, dx, dz) = noise_and_gradient(&table, x, z);
+            let (n, dx, dz) = noise_and_gradient(signs, x, z);
             assert_eq!(n.to_bits(), crate_noise.get([x, z]).to_bits(), "value at ({x}, {z})");
             // Central differences of the crate's noise, away from cell edges (where the
             // derivative is continuous but the difference straddles two cells' roundings).
@@ -257,6 +309,23 @@ mod tests {
             }
         }
         assert!(checked > 2000, "{checked}");
+    }
+
+    #[test]
+    fn a_cells_signs_are_its_corners_hashes() {
+        // Every cell, every corner, against the crate's own hash (the wrap from 255 to 0
+        // included); a second seed so that a table built from a constant would fail.
+        for seed in [0, 7] {
+            let table = PermutationTable::new(seed);
+            let signs = CellSigns::of(&table);
+            for (cx, cz) in (0..256usize).flat_map(|cx| (0..256usize).map(move |cz| (cx, cz))) {
+                for (k, (i, j)) in [(0, 0), (1, 0), (0, 1), (1, 1)].into_iter().enumerate() {
+                    let hash = table.hash(&[(cx + i) as isize, (cz + j) as isize]);
+                    let code = signs.cell(cx, cz) >> (2 * k) & 3;
+                    assert_eq!(code as usize, hash & 3, "seed {seed}, cell ({cx}, {cz}), corner {k}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -103,6 +103,9 @@ pub(crate) struct Group<'a> {
     pub vertices: &'a [LaneVertex],
     /// Per vertex, when the water moves.
     pub water: Option<&'a [LaneVectors]>,
+    /// The water's velocity is vertical at every vertex (Perlin waves with no
+    /// horizontal current): only `water`'s second component is written, and read.
+    pub vertical: bool,
     /// At most [`HALF`] bodies: only the first half of the lanes is computed.
     pub half: bool,
 }
@@ -296,11 +299,14 @@ fn corners<'g, const MOVING: bool>(group: &Group<'g>, tri: [u32; 3]) -> ([&'g La
         // for every triangle of both passes.)
         let at = |i: u32| w.get(i as usize).unwrap_or(&NO_WATER);
         let (a, b, c) = (at(tri[0]), at(tri[1]), at(tri[2]));
-        for axis in 0..3 {
-            for l in 0..LANES {
-                water[axis][l] = (a[axis][l] + b[axis][l] + c[axis][l]) / 3.0;
-            }
-        }
+        let average = |axis: usize| std::array::from_fn(|l| (a[axis][l] + b[axis][l] + c[axis][l]) / 3.0);
+        // The horizontal averages of water moving only up and down are the zeros they
+        // start from (`(0 + 0 + 0) / 3`, to the bit).
+        water = if group.vertical {
+            [[0.0; LANES], average(1), [0.0; LANES]]
+        } else {
+            [average(0), average(1), average(2)]
+        };
     }
     (corners, water)
 }
