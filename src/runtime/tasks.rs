@@ -4,7 +4,7 @@
 //!
 //! Two kinds of work go to it: a batch's groups of bodies, one run of neighbouring groups
 //! per worker, shared from their ends when a worker is done with its own
-//! (`World::step_bodies`, [`share_in_regions`]), and the sections of a big body stepped alone (`World::step_body`,
+//! (`World::step_bodies`, `share_in_regions`), and the sections of a big body stepped alone (`World::step_body`,
 //! a batch of one): its halves and chunks, whose sums are added in a fixed order whatever
 //! ran them. The results are the bits the world's own threads give.
 //!
@@ -189,7 +189,9 @@ pub(crate) fn share_in_regions<T: Send>(
         take(k, true);
         (1..regions_count).for_each(|d| take((k + d) % regions_count, false));
     };
-    if inside_task() || regions_count == 1 {
+    // (One region still goes to the host: its workers may be other threads than this
+    // one, and a host given a job system expects it used.)
+    if inside_task() {
         return work(0);
     }
     tasks.run(regions_count as u32, 1, &|start, end, _| {
