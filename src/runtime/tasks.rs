@@ -144,8 +144,9 @@ pub(crate) fn share<R: Send>(
     }
 }
 
-/// The most regions [`share_in_regions`] cuts (a world's thread limit).
-const MAX_REGIONS: usize = crate::world::MAX_THREADS as usize;
+/// The most regions [`share_in_regions`] cuts: a world's thread limit (`World::with_tasks`
+/// refuses a job system of more workers; the world's layer is above this one).
+const MAX_REGIONS: usize = 256;
 
 /// `each(item, forward)` for every item of `items`, once, on the host's workers: the
 /// items are cut into one run of neighbours per worker, each worker steps its own from
