@@ -4,7 +4,11 @@ extends SceneTree
 ## ones touch nothing), and the wall time of a frame (run flat out with --fixed-fps:
 ## the physics frame and an idle frame that does nothing), median and mean over the
 ## measured frames, and in the keel modes the median of Keel's own batch step
-## (KeelWater.get_step_time()).
+## (KeelWater.get_step_time()). Each frame is also cut in two where the nodes' physics
+## processing ends (a node that runs last, priority 100000): `process_ms`, the nodes'
+## physics processing (the KeelWater's whole step: reading the bodies, Keel's batch,
+## applying the forces), and `server_ms`, the rest (the physics server's step, its
+## sync, the idle frame); medians of each.
 ##
 ## godot --headless --path PROJECT -s res://bench.gd --
 ##     keel|keel-one|plain [bodies] [frames] [box|bunny] [dump]
@@ -31,6 +35,9 @@ var _hull := "box"
 var _dump := false
 var _bodies: Array[RigidBody3D] = []
 var _bunny: ArrayMesh
+var _late_usec := 0
+var _process_samples: Array[float] = []
+var _server_samples: Array[float] = []
 var _bunny_bounds: AABB
 
 
@@ -52,6 +59,10 @@ func _initialize() -> void:
 		_water = ClassDB.instantiate("KeelWater")
 		_water.use_worker_thread_pool = _mode == "keel"
 		root.add_child(_water)
+	var late := LastInFrame.new()
+	late.bench = self
+	late.process_physics_priority = 100000
+	root.add_child(late)
 	var side := ceili(sqrt(float(_count)))
 	for i in _count:
 		var at := Vector3((i % side) * SPACING, 0.0, (i / side) * SPACING)
@@ -65,6 +76,8 @@ func _physics_process(_delta: float) -> bool:
 	var now := Time.get_ticks_usec()
 	if _frame > WARMUP_FRAMES:
 		_samples.append((now - _last_usec) / 1000.0)
+		_process_samples.append((_late_usec - _last_usec) / 1000.0)
+		_server_samples.append((now - _late_usec) / 1000.0)
 		if _water and _water.has_method("get_step_time"):
 			# (Keel's own batch step of the last frame, inside the frame just timed.)
 			_step_samples.append(_water.get_step_time() * 1000.0)
@@ -88,9 +101,14 @@ func _physics_process(_delta: float) -> bool:
 			ProjectSettings.get_setting("physics/3d/physics_engine"), _mode, _hull, _count,
 			_samples.size()
 		]
-		print("%s median_ms=%.4f mean_ms=%.4f keel_step_ms=%.4f wet=%d" % [
-			line, median, mean, step_median, wet
-		])
+		_process_samples.sort()
+		_server_samples.sort()
+		var process_median := _process_samples[_process_samples.size() / 2]
+		var server_median := _server_samples[_server_samples.size() / 2]
+		print(
+			"%s median_ms=%.4f mean_ms=%.4f keel_step_ms=%.4f process_ms=%.4f server_ms=%.4f wet=%d"
+			% [line, median, mean, step_median, process_median, server_median, wet]
+		)
 		if _dump:
 			_print_dump()
 		quit(0)
@@ -175,3 +193,12 @@ func _load_bunny() -> void:
 	_bunny = ArrayMesh.new()
 	_bunny.add_surface_from_arrays(Mesh.PRIMITIVE_TRIANGLES, arrays)
 	_bunny_bounds = _bunny.get_aabb()
+
+
+## Marks where the nodes' physics processing ends in each frame.
+class LastInFrame:
+	extends Node
+	var bench: SceneTree
+
+	func _physics_process(_delta: float) -> void:
+		bench.set("_late_usec", Time.get_ticks_usec())
