@@ -517,11 +517,14 @@ impl Fields<9> for DragLanes {
 
 /// Adds, to `sums[FIRST..FIRST + K]`, each row's lane of those sums of its chunk, in row
 /// order (`slots`: row `j`'s chunk and lane, `chunk * LANES + lane`); with `skip_dry`,
-/// rows in a chunk of [`DRY`] triangles add nothing. `K` sums at a time (at most 14):
+/// rows in a chunk of [`DRY`] triangles add nothing. `K` sums at a time (at most 27):
 /// their running totals stay in registers through the rows (each of the 27 adds of a row
-/// was a load, an add and a store to the sums). Out of line: inlined in the step, whose
-/// other numbers hold most registers, eight of twelve totals went to the stack and back
-/// at every row, more or fewer as the step's code moved. (Compiled for the baseline
+/// was a load, an add and a store to the sums); pass one's 27 in one call, paired two by
+/// two in 14 of the baseline's 16 registers, decode each row's slot once rather than
+/// twice (two calls of 14 and 13 sums cost ~150 instructions more a box's step). Out of
+/// line: inlined in the step, whose other numbers hold most registers, eight of twelve
+/// totals went to the stack and back at every row, more or fewer as the step's code
+/// moved. (Compiled for the baseline
 /// processor, then: the same adds, paired two by two, the same bits.)
 #[inline(never)]
 fn add_rows_in_order<T: Fields<N>, const FIRST: usize, const K: usize, const N: usize>(
@@ -715,11 +718,10 @@ fn sorted_one_loop<const SLAM: bool, const AIR: bool>(
             }
         }
     }
-    // Each triangle's contribution, in triangle order, fourteen and thirteen sums at a time.
+    // Each triangle's contribution, in triangle order, the 27 sums at once.
     let mut totals = [0.0; 27];
     let sorted = (&one[..], &chunks[..]);
-    add_rows_in_order::<_, 0, 14, 27>(&mut totals, slots, sorted, false);
-    add_rows_in_order::<_, 14, 13, 27>(&mut totals, slots, sorted, false);
+    add_rows_in_order::<_, 0, 27, 27>(&mut totals, slots, sorted, false);
     totals
 }
 
