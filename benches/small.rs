@@ -10,6 +10,7 @@
 //! cargo bench --bench small                                   # the table
 //! cargo bench --bench small --features profile-sections       # and where the time goes
 //! cargo bench --bench small -- crossover                      # 1 against 2 threads, by count
+//! cargo bench --bench small -- threads 40                     # 1 against 2 threads, 1024 boxes
 //! cargo bench --bench small -- lone-c 200000                  # one row in a plain loop
 //! ```
 //!
@@ -339,11 +340,61 @@ fn crossover(mesh: &Mesh) {
     }
 }
 
+/// 1 thread against 2 on 1024 boxes (issue 35 item 5), flat and Perlin water, measured
+/// so that the machine's load falls on both alike: the four worlds are stepped in turn,
+/// one chunk of about 20 ms each, `rounds` times, and each is summed up by its tenth-fastest
+/// chunk (this VM's neighbours only ever add time; `docs/PERFORMANCE.md` uses the same
+/// figure for its profile loop) and its median.
+fn threads(mesh: &Mesh, rounds: usize) {
+    let mut worlds: Vec<(&str, u32, Boxes)> = [("flat", Water::default as fn() -> Water), ("perlin", perlin)]
+        .into_iter()
+        .flat_map(|(name, water)| [1, 2].map(|n| (name, n, Boxes::new(mesh, 1024, water(), n, false))))
+        .collect();
+    // Steps a chunk of about 20 ms takes on one thread (the two-thread worlds take the
+    // same): long enough that each world's bodies are in the caches and the helper thread
+    // awake for most of its chunk, as when one world is stepped alone.
+    let start = Instant::now();
+    for _ in 0..10 {
+        worlds[0].2.step();
+    }
+    let chunk = ((20e-3 * 10.0 / start.elapsed().as_secs_f64()) as usize).max(1);
+    let mut samples = vec![Vec::with_capacity(rounds); worlds.len()];
+    for _ in 0..rounds {
+        for ((_, _, boxes), s) in worlds.iter_mut().zip(&mut samples) {
+            let t = Instant::now();
+            for _ in 0..chunk {
+                boxes.step();
+            }
+            s.push(t.elapsed().as_secs_f64() * 1e9 / (chunk * 1024) as f64);
+        }
+    }
+    println!("{rounds} rounds of {chunk} steps each, ns a box (tenth-fastest / median)");
+    let mut figures = Vec::new();
+    for ((name, n, _), s) in worlds.iter().zip(&mut samples) {
+        s.sort_by(f64::total_cmp);
+        let (tenth, median) = (s[s.len() / 10], s[s.len() / 2]);
+        println!("{name:>8} {n} thread(s) {tenth:9.1} {median:9.1}");
+        figures.push((tenth, median));
+    }
+    for (k, name) in ["flat", "perlin"].iter().enumerate() {
+        let (one, two) = (figures[2 * k], figures[2 * k + 1]);
+        println!(
+            "{name:>8} 2 threads / 1: {:.2}x (tenth-fastest), {:.2}x (median)",
+            one.0 / two.0,
+            one.1 / two.1
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let mesh = cube();
     if args.first().is_some_and(|a| a == "crossover") {
         crossover(&mesh);
+        return;
+    }
+    if args.first().is_some_and(|a| a == "threads") {
+        threads(&mesh, args.get(1).and_then(|s| s.parse().ok()).unwrap_or(40));
         return;
     }
     let rows = rows(&mesh);
