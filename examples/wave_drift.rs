@@ -16,7 +16,8 @@
 //! below 0.21 or above 0.79): they roll over to float corner-up within the first
 //! periods, and turn slowly about the vertical. A second table takes rafts, boxes 0.3 as
 //! high as they are long and wide (stable upright at the same density), which ride the
-//! waves level and pitch with the drawn slope.
+//! waves level and pitch with the drawn slope; a third the same rafts with Bourg's
+//! added-mass ratio 1, which resists their acceleration relative to the water's.
 
 use std::f64::consts::TAU;
 
@@ -43,16 +44,20 @@ fn main() -> keel::Result<()> {
         (GerstnerVelocities::Orbits, 0.8),
         (GerstnerVelocities::Linear, 0.0),
     ];
-    for (shape, height) in [("cubes", 1.0), ("rafts (0.3 as high as long)", 0.3)] {
+    for (shape, body) in [
+        ("cubes", (1.0, 0.0)),
+        ("rafts (0.3 as high as long)", (0.3, 0.0)),
+        ("rafts with Bourg's added-mass ratio 1", (0.3, 1.0)),
+    ] {
         println!("\n{shape}:");
-        table(&rows, height, stokes)?;
+        table(&rows, body, stokes)?;
     }
     Ok(())
 }
 
-/// One table: every row's drift for every size of a box `height` times as high as it is
-/// long and wide.
-fn table(rows: &[(GerstnerVelocities, f64)], height: f64, stokes: f64) -> keel::Result<()> {
+/// One table: every row's drift for every size of a box `body.0` times as high as it is
+/// long and wide, of added-mass ratio `body.1`.
+fn table(rows: &[(GerstnerVelocities, f64)], body: (f64, f64), stokes: f64) -> keel::Result<()> {
     println!(
         "| velocities, steepness Q | {} |",
         SIZES.map(|s| format!("{s} m box")).join(" | ")
@@ -61,7 +66,7 @@ fn table(rows: &[(GerstnerVelocities, f64)], height: f64, stokes: f64) -> keel::
     for &(velocities, steepness) in rows {
         let mut cells = Vec::new();
         for size in SIZES {
-            let (d, sway) = drift(size, height, steepness, velocities)?;
+            let (d, sway) = drift(size, body, steepness, velocities)?;
             cells.push(format!("{d:+.3} ({:+.2}; sway {:.2} A)", d / stokes, sway / AMPLITUDE));
         }
         let name = match velocities {
@@ -75,9 +80,14 @@ fn table(rows: &[(GerstnerVelocities, f64)], height: f64, stokes: f64) -> keel::
 }
 
 /// Mean velocity along the waves, m/s, of a box `size` long and wide and `height` times
-/// that high, and half its range of positions along them over the last period (the
+/// that high (of added-mass ratio `added_mass`), and half its range of positions along them over the last period (the
 /// orbit's radius `A` if it follows the water).
-fn drift(size: f64, height: f64, steepness: f64, velocities: GerstnerVelocities) -> keel::Result<(f64, f64)> {
+fn drift(
+    size: f64,
+    (height, added_mass): (f64, f64),
+    steepness: f64,
+    velocities: GerstnerVelocities,
+) -> keel::Result<(f64, f64)> {
     let mut world = World::new(&WorldDesc {
         gravity: GRAVITY,
         thread_count: 1,
@@ -98,6 +108,7 @@ fn drift(size: f64, height: f64, steepness: f64, velocities: GerstnerVelocities)
     let id = world.create_body(&BodyDesc {
         hull,
         mass,
+        added_mass_ratio: added_mass,
         ..BodyDesc::default()
     })?;
     let sq = dims * dims;

@@ -337,7 +337,8 @@ typedef struct KeelBodyDesc {
   // N m per (rad/s), times wetted ratio; default 0.
   float angular_damping;
   // Bourg's virtual mass x: the body moves as if its mass were mass * (1 + x) under
-  // the water's forces; default 0.
+  // the water's forces, relative to the water where a Gerstner sea gives its
+  // acceleration (a body riding the orbits feels none); default 0.
   float added_mass_ratio;
   // Bourg's residual-resistance coefficient C_r for KEEL_FORCE_LUMPED_RESISTANCE;
   // default 0.002.
@@ -384,7 +385,8 @@ typedef struct KeelBodyForces {
   // The parts of `force`, for tuning and plots; they sum to `force`. With
   // KEEL_FORCE_LUMPED_RESISTANCE its friction part is in viscous_force, its residual
   // part in pressure_drag_force and its air part in air_force. With added_mass_ratio
-  // x every part is divided by 1 + x and buoyancy_force also holds x m g / (1 + x).
+  // x every part is divided by 1 + x and buoyancy_force also holds x m g / (1 + x)
+  // (and, on a Gerstner sea, x m a_w / (1 + x), a_w the water's acceleration).
   struct KeelVec3 buoyancy_force;
   // Skin-friction part of force.
   struct KeelVec3 viscous_force;

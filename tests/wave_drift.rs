@@ -55,6 +55,32 @@ fn stokes() -> f64 {
 /// [`MEASURE`] periods in Stokes drifts, and half its range of positions over the last
 /// period (its sway) in amplitudes.
 fn drift(size: f64, steepness: f64, velocities: GerstnerVelocities) -> (f64, f64) {
+    drift_of(Floater::cube(size), steepness, velocities)
+}
+
+/// What floats: a box `size` long and wide and `height` times that high, with Bourg's
+/// added-mass ratio `added_mass`.
+#[derive(Clone, Copy, Debug)]
+struct Floater {
+    size: f64,
+    height: f64,
+    added_mass: f64,
+}
+
+impl Floater {
+    fn cube(size: f64) -> Self {
+        Floater {
+            size,
+            height: 1.0,
+            added_mass: 0.0,
+        }
+    }
+}
+
+/// [`drift`] for any [`Floater`].
+fn drift_of(floater: Floater, steepness: f64, velocities: GerstnerVelocities) -> (f64, f64) {
+    let size = floater.size;
+    let dims = DVec3::new(size, size * floater.height, size);
     let mut world = World::new(&WorldDesc {
         gravity: GRAVITY,
         thread_count: 1,
@@ -72,12 +98,13 @@ fn drift(size: f64, steepness: f64, velocities: GerstnerVelocities) -> (f64, f64
         .unwrap()
         .with_velocities(velocities);
     world.set_water(Water::Gerstner(sea));
-    let hull = world.create_box_hull(glam::Vec3::splat(size as f32)).unwrap();
-    let mass = 0.4 * world.desc().water_density * size.powi(3);
+    let hull = world.create_box_hull(dims.as_vec3()).unwrap();
+    let mass = 0.4 * world.desc().water_density * dims.x * dims.y * dims.z;
     let id = world
         .create_body(&BodyDesc {
             hull,
             mass,
+            added_mass_ratio: floater.added_mass,
             ..BodyDesc::default()
         })
         .unwrap();
@@ -87,8 +114,8 @@ fn drift(size: f64, steepness: f64, velocities: GerstnerVelocities) -> (f64, f64
     // transient, not its mean).
     let x = WAVELENGTH / 4.0 - AMPLITUDE;
     let water = world.water().sample(x, 0.0, 0.0);
-    let start = DVec3::new(x, water.height + 0.1 * size, 0.0);
-    let mut body = RigidBody::homogeneous_box(DVec3::splat(size), mass, start, DQuat::IDENTITY);
+    let start = DVec3::new(x, water.height + 0.1 * dims.y, 0.0);
+    let mut body = RigidBody::homogeneous_box(dims, mass, start, DQuat::IDENTITY);
     body.velocity = water.velocity;
     let dt = 1.0 / 120.0;
     let period = TAU / omega();
@@ -151,5 +178,33 @@ fn a_small_body_on_linear_waves_drifts_at_the_stokes_drift() {
         let (d, sway) = drift(size, 0.0, GerstnerVelocities::Linear);
         println!("{size} m box, linear velocities: {d:+.3} Stokes drifts, sway {sway:.2} A");
         assert!((d - 1.0).abs() <= 0.3, "{size} m box: drift {d:+.3} Stokes drifts");
+    }
+}
+
+/// Added mass resists a body's acceleration relative to the water (Morison), not its
+/// acceleration: with Bourg's ratio at 1, rafts (0.3 as high as long, stable upright)
+/// still ride the orbits of a sine wave and of the sea's own trochoid. (Bourg's form
+/// alone, which ignores the water's acceleration, made the 0.5 m raft on the sine sway by
+/// 0.78 of the orbit and drift against the waves at 0.22 Stokes drifts here.)
+#[test]
+fn added_mass_rides_the_orbits_with_the_water() {
+    for size in [0.5, 1.0] {
+        for steepness in [0.0, k() * AMPLITUDE] {
+            let raft = Floater {
+                size,
+                height: 0.3,
+                added_mass: 1.0,
+            };
+            let (d, sway) = drift_of(raft, steepness, GerstnerVelocities::Orbits);
+            println!("{size} m raft, added mass 1, Q {steepness:.4}: {d:+.3} Stokes drifts, sway {sway:.2} A");
+            assert!(
+                d.abs() <= 0.2,
+                "{size} m raft, Q {steepness}: drift {d:+.3} Stokes drifts"
+            );
+            assert!(
+                (sway - 1.0).abs() <= 0.1,
+                "{size} m raft, Q {steepness}: sways {sway:.2} A, not with the water"
+            );
+        }
     }
 }

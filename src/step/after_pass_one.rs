@@ -20,6 +20,10 @@ pub(crate) struct Middle {
     /// The end velocity relative to the mean water under the hull.
     pub relative_end: DVec3,
     pub centre_of_buoyancy: Option<DVec3>,
+    /// The water particles' acceleration at the centre of buoyancy (zero where the water
+    /// gives none: every sea but a Gerstner one's orbits, or the correction off), for the
+    /// added mass.
+    pub water_acceleration: DVec3,
     pub wetted_ratio: f64,
     /// The hull's length for the friction line.
     pub length: f64,
@@ -71,10 +75,13 @@ pub(crate) fn after_pass_one<S: Sink>(
     // The water's inertia the drawn surface's pressure misses (nothing unless a Gerstner
     // sea's): the Froude-Krylov force on the submerged volume, at its centre, with the
     // water's acceleration decayed to that centre's depth below the mean surface.
+    let mut water_acceleration = DVec3::ZERO;
     if let (Some(point), false) = (centre_of_buoyancy, froude_krylov.is_zero()) {
-        let force = rho * totals.volume.volume.max(0.0) * froude_krylov.at_depth(froude_krylov.height - point.y);
+        let depth = froude_krylov.height - point.y;
+        let force = rho * totals.volume.volume.max(0.0) * froude_krylov.at_depth(depth);
         totals.buoyancy.add(point - com, force);
         sink.force(Kind::Hydrostatic, point, force);
+        water_acceleration = froude_krylov.acceleration_at_depth(depth);
     }
     let wetted_ratio = (totals.wetted_area / info.area).min(1.0);
 
@@ -118,6 +125,7 @@ pub(crate) fn after_pass_one<S: Sink>(
         omega_end,
         relative_end,
         centre_of_buoyancy,
+        water_acceleration,
         wetted_ratio,
         length,
         drag,

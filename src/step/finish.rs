@@ -40,6 +40,7 @@ pub(crate) fn finish<S: Sink>(
         omega_end,
         relative_end,
         centre_of_buoyancy,
+        water_acceleration,
         wetted_ratio,
         ..
     } = *middle;
@@ -97,7 +98,8 @@ pub(crate) fn finish<S: Sink>(
         }
     };
 
-    // Bourg's virtual mass: everything divided by 1 + x, plus a gravity correction.
+    // Bourg's virtual mass: everything divided by 1 + x, plus a gravity correction, and
+    // the added mass's share of the water's own acceleration (`added_mass`'s docs).
     let virtual_scale = added_mass::scale(desc.added_mass_ratio);
     let mut hydrostatic = buoyancy_sum;
     hydrostatic.force *= virtual_scale;
@@ -107,6 +109,11 @@ pub(crate) fn finish<S: Sink>(
         let correction = added_mass::gravity_correction(desc.added_mass_ratio, desc.mass, env.gravity);
         hydrostatic.force += correction;
         sink.force(Kind::Hydrostatic, com, correction);
+        if let Some(point) = centre_of_buoyancy.filter(|_| water_acceleration != DVec3::ZERO) {
+            let push = added_mass::water_push(desc.added_mass_ratio, desc.mass, water_acceleration);
+            hydrostatic.add(point - com, push);
+            sink.force(Kind::Hydrostatic, point, push);
+        }
     }
     let water = water_scale * virtual_scale;
     let air_factor = air_scale * virtual_scale;

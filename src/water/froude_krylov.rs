@@ -113,8 +113,14 @@ impl FroudeKrylov {
     /// below the surface: `a e^{-k depth} + g grad eta` (the force is `rho V_sub` times
     /// it). Above the surface (`depth < 0`) the surface's.
     pub fn at_depth(&self, depth: f64) -> DVec3 {
+        self.acceleration_at_depth(depth) + self.slope
+    }
+
+    /// The water particles' acceleration `a e^{-k depth}` at `depth` below the surface
+    /// (above it, the surface's).
+    pub fn acceleration_at_depth(&self, depth: f64) -> DVec3 {
         let decay = (-self.decay * depth.max(0.0)).exp();
-        self.acceleration * decay + self.slope
+        self.acceleration * decay
     }
 
     /// Whether there is nothing to add (flat water, other models, the option off).

@@ -464,7 +464,8 @@ namespace Keel.Native
         public float angular_damping;
         /// <summary>
         /// Bourg's virtual mass x: the body moves as if its mass were mass * (1 + x) under
-        /// the water's forces; default 0.
+        /// the water's forces, relative to the water where a Gerstner sea gives its
+        /// acceleration (a body riding the orbits feels none); default 0.
         /// </summary>
         public float added_mass_ratio;
         /// <summary>
@@ -540,7 +541,8 @@ namespace Keel.Native
         /// The parts of `force`, for tuning and plots; they sum to `force`. With
         /// KEEL_FORCE_LUMPED_RESISTANCE its friction part is in viscous_force, its residual
         /// part in pressure_drag_force and its air part in air_force. With added_mass_ratio
-        /// x every part is divided by 1 + x and buoyancy_force also holds x m g / (1 + x).
+        /// x every part is divided by 1 + x and buoyancy_force also holds x m g / (1 + x)
+        /// (and, on a Gerstner sea, x m a_w / (1 + x), a_w the water's acceleration).
         /// </summary>
         public KeelVec3 buoyancy_force;
         /// <summary>
