@@ -19,8 +19,9 @@
 //! 40 m wave swayed by 0.67 of the orbit and drifted against the waves at 0.41 Stokes
 //! drifts, docs/WAVES.md). So where the water tells its acceleration (a Gerstner sea's
 //! orbits: the Froude-Krylov sample, [`crate::water::FroudeKrylov`], decayed to the
-//! centre of buoyancy's depth) keel adds [`water_push`], `x m a_w / (1 + x)`, at the
-//! centre of buoyancy:
+//! centre of buoyancy's depth, with the parts of it the body's buoyancy takes: none with
+//! the `froude_krylov` option off, the vertical one only for the volume models) keel adds
+//! [`water_push`], `x m a_w / (1 + x)`, at the centre of buoyancy:
 //!
 //! ```text
 //! F' = (F - x m g + x m a_w) / (1 + x)
