@@ -336,9 +336,10 @@ typedef struct KeelBodyDesc {
   float linear_damping;
   // N m per (rad/s), times wetted ratio; default 0.
   float angular_damping;
-  // Bourg's virtual mass x: the body moves as if its mass were mass * (1 + x) under
-  // the water's forces, relative to the water where a Gerstner sea gives its
-  // acceleration (a body riding the orbits feels none); default 0.
+  // Bourg's virtual mass x: while any of it is wet the body moves as if its mass were
+  // mass * (1 + x) under the water's forces, relative to the water where a Gerstner
+  // sea gives its acceleration (a body riding the orbits feels none); out of the water
+  // it has none. Default 0.
   float added_mass_ratio;
   // Bourg's residual-resistance coefficient C_r for KEEL_FORCE_LUMPED_RESISTANCE;
   // default 0.002.

@@ -394,6 +394,45 @@ fn added_mass_stretches_the_heave_period_by_the_square_root_of_one_plus_x() {
     }
 }
 
+/// Added mass is the water's: a body out of it falls at g whatever its ratio (Bourg's
+/// form alone pulled it up by x m g / (1 + x), half its weight at x = 1, so that a crate
+/// thrown off a crest fell at g / 2), and once in the water it moves as if heavier.
+#[test]
+fn added_mass_is_the_waters_a_body_out_of_it_falls_at_g() {
+    let mut w = world();
+    let desc = BodyDesc {
+        forces: 0,
+        added_mass_ratio: 1.0,
+        ..BodyDesc::default()
+    };
+    let start = DVec3::new(0.0, 5.0, 0.0);
+    let (id, mut body) = box_body(&mut w, DVec3::ONE, 400.0, desc, start, DQuat::IDENTITY);
+    let mut falling = 0;
+    let mut landed = None;
+    run(&mut w, id, &mut body, DT, (3.0 / DT) as usize, |i, b, f| {
+        if f.submerged_volume == 0.0 && f.submerged_area == 0.0 {
+            falling += 1;
+            assert_eq!(
+                f.force,
+                DVec3::ZERO,
+                "step {i}, at y = {}: out of the water",
+                b.position.y
+            );
+            assert_eq!(f.torque, DVec3::ZERO, "step {i}: out of the water");
+        } else if landed.is_none() {
+            landed = Some(i);
+        }
+    });
+    // Free fall from 4.5 m (the bottom's height) takes 0.96 s, at g / 2 it took 1.35 s.
+    let landed = landed.expect("the box reached the water");
+    assert!(falling > 30, "it fell for {falling} steps");
+    let seconds = landed as f64 * DT;
+    assert!(
+        (seconds - (2.0 * 4.5 / 9.81f64).sqrt()).abs() < 2.0 * DT,
+        "landed after {seconds} s"
+    );
+}
+
 #[test]
 fn the_parts_sum_to_the_force_and_the_point_forces_reproduce_force_and_torque() {
     use keel::forces::*;

@@ -72,9 +72,9 @@ pub struct BodyDesc {
     pub linear_damping: f64,
     /// Angular damping, N m per (rad/s), times the wetted ratio.
     pub angular_damping: f64,
-    /// Bourg's added-mass ratio `x` (the body moves as if its mass were `m (1 + x)`,
-    /// relative to the water where a Gerstner sea gives its acceleration:
-    /// `crate::forces::added_mass`).
+    /// Bourg's added-mass ratio `x` (while any of it is wet, the body moves as if its
+    /// mass were `m (1 + x)`, relative to the water where a Gerstner sea gives its
+    /// acceleration; out of the water it has none: `crate::forces::added_mass`).
     pub added_mass_ratio: f64,
     /// Bourg's residual-resistance coefficient `C_r` for the lumped resistance.
     pub residual_resistance: f64,

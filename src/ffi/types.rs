@@ -393,9 +393,10 @@ pub struct KeelBodyDesc {
     pub linear_damping: f32,
     /// N m per (rad/s), times wetted ratio; default 0.
     pub angular_damping: f32,
-    /// Bourg's virtual mass x: the body moves as if its mass were mass * (1 + x) under
-    /// the water's forces, relative to the water where a Gerstner sea gives its
-    /// acceleration (a body riding the orbits feels none); default 0.
+    /// Bourg's virtual mass x: while any of it is wet the body moves as if its mass were
+    /// mass * (1 + x) under the water's forces, relative to the water where a Gerstner
+    /// sea gives its acceleration (a body riding the orbits feels none); out of the water
+    /// it has none. Default 0.
     pub added_mass_ratio: f32,
     /// Bourg's residual-resistance coefficient C_r for KEEL_FORCE_LUMPED_RESISTANCE;
     /// default 0.002.

@@ -29,6 +29,11 @@
 //!
 //! A body that moves with the water (`a = a_w`) then feels no added mass, as in the sea;
 //! in still water, and for every other water, nothing changes.
+//!
+//! **Out of the water** there is no water to set in motion: a body with nothing wet has
+//! no added mass (the step uses `x = 0`: it falls at `g`, where Bourg's form, applied in
+//! the air too, let it fall at `g / (1 + x)`). Once any of it is wet it has all of
+//! `x m`: a flat bottom meets the water with most of its added mass at once.
 
 use glam::DVec3;
 

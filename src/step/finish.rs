@@ -99,18 +99,20 @@ pub(crate) fn finish<S: Sink>(
     };
 
     // Bourg's virtual mass: everything divided by 1 + x, plus a gravity correction, and
-    // the added mass's share of the water's own acceleration (`added_mass`'s docs).
-    let virtual_scale = added_mass::scale(desc.added_mass_ratio);
+    // the added mass's share of the water's own acceleration (`added_mass`'s docs). It is
+    // the water's: a body with nothing wet has none (and falls at g, not g / (1 + x)).
+    let added = if wetted_area > 0.0 { desc.added_mass_ratio } else { 0.0 };
+    let virtual_scale = added_mass::scale(added);
     let mut hydrostatic = buoyancy_sum;
     hydrostatic.force *= virtual_scale;
     hydrostatic.torque *= virtual_scale;
     sink.scale(Kind::Hydrostatic, virtual_scale);
-    if desc.added_mass_ratio > 0.0 {
-        let correction = added_mass::gravity_correction(desc.added_mass_ratio, desc.mass, env.gravity);
+    if added > 0.0 {
+        let correction = added_mass::gravity_correction(added, desc.mass, env.gravity);
         hydrostatic.force += correction;
         sink.force(Kind::Hydrostatic, com, correction);
         if let Some(point) = centre_of_buoyancy.filter(|_| water_acceleration != DVec3::ZERO) {
-            let push = added_mass::water_push(desc.added_mass_ratio, desc.mass, water_acceleration);
+            let push = added_mass::water_push(added, desc.mass, water_acceleration);
             hydrostatic.add(point - com, push);
             sink.force(Kind::Hydrostatic, point, push);
         }

@@ -89,7 +89,7 @@ namespace Keel
         [Min(0f)] public float linearDamping = 0f;
         [Tooltip("Angular damping, N m per rad/s at full immersion.")]
         [Min(0f)] public float angularDamping = 0f;
-        [Tooltip("Bourg's added-mass ratio: the body moves as if it weighed mass x (1 + ratio) under the water's forces, relative to the water on Gerstner seas (dimensionless).")]
+        [Tooltip("Bourg's added-mass ratio: the body moves as if it weighed mass x (1 + ratio) under the water's forces while it is wet, relative to the water on Gerstner seas (dimensionless).")]
         [Min(0f)] public float addedMassRatio = 0f;
         [Tooltip("Hull length for the Reynolds number, m; 0 = the mesh's local Z extent.")]
         [Min(0f)] public float hullLength = 0f;

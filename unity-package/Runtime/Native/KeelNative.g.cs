@@ -463,9 +463,10 @@ namespace Keel.Native
         /// </summary>
         public float angular_damping;
         /// <summary>
-        /// Bourg's virtual mass x: the body moves as if its mass were mass * (1 + x) under
-        /// the water's forces, relative to the water where a Gerstner sea gives its
-        /// acceleration (a body riding the orbits feels none); default 0.
+        /// Bourg's virtual mass x: while any of it is wet the body moves as if its mass were
+        /// mass * (1 + x) under the water's forces, relative to the water where a Gerstner
+        /// sea gives its acceleration (a body riding the orbits feels none); out of the water
+        /// it has none. Default 0.
         /// </summary>
         public float added_mass_ratio;
         /// <summary>

@@ -99,8 +99,8 @@ pub struct KeelBodyParams {
     /// Angular damping, N m per rad/s, times the wetted share.
     #[export(range = (0.0, 10000.0, 1.0, or_greater))]
     angular_damping: f64,
-    /// Added-mass ratio (the body moves as if its mass were m (1 + ratio), relative to
-    /// the water on Gerstner seas: a body riding the waves feels none).
+    /// Added-mass ratio (while wet, the body moves as if its mass were m (1 + ratio),
+    /// relative to the water on Gerstner seas: a body riding the waves feels none).
     #[export(range = (0.0, 4.0, 0.01, or_greater))]
     added_mass_ratio: f64,
     /// Residual-resistance coefficient C_r of the lumped resistance.
