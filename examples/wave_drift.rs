@@ -18,6 +18,15 @@
 //! high as they are long and wide (stable upright at the same density), which ride the
 //! waves level and pitch with the drawn slope; a third the same rafts with Bourg's
 //! added-mass ratio 1, which resists their acceleration relative to the water's.
+//!
+//! `-- --forces` adds, under each table, where the drift comes from: each force's mean
+//! along the waves over the box's whole encounter periods (from one passage of a wave
+//! phase to its last passage, so that the orbit's own velocity cancels out of the mean;
+//! over a fixed time window a drifting box's mean force carries its change of orbital
+//! velocity), in thousandths of the box's weight, and the share of the steps it spent
+//! with nothing wet (sharp crests throw small bodies off). `-- --push P` adds a constant
+//! push of `P` thousandths of its weight along the waves to every box, which shows how
+//! stiff the drift is: how much mean force a given change of drift costs.
 
 use std::f64::consts::TAU;
 
@@ -31,11 +40,55 @@ const WAVELENGTH: f64 = 40.0;
 const GRAVITY: f64 = 9.81;
 const SIZES: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
 
+/// What the command line asks for.
+#[derive(Clone, Copy, Default)]
+struct Options {
+    /// Print the mean forces along the waves under each table.
+    forces: bool,
+    /// A constant push along the waves, in thousandths of the box's weight.
+    push: f64,
+}
+
+fn options() -> Result<Options, String> {
+    let mut options = Options::default();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--forces" => options.forces = true,
+            "--push" => {
+                let value = args.next().ok_or("--push needs a value (thousandths of the weight)")?;
+                options.push = value
+                    .parse()
+                    .ok()
+                    .filter(|p: &f64| p.is_finite())
+                    .ok_or(format!("--push: {value:?} is not a number"))?;
+            }
+            // (What `cargo bench` and test harnesses may pass along.)
+            "--bench" => {}
+            _ => return Err(format!("unknown argument {arg:?}; expected --forces or --push P")),
+        }
+    }
+    Ok(options)
+}
+
 fn main() -> keel::Result<()> {
+    let options = match options() {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("wave_drift: {message}");
+            std::process::exit(2);
+        }
+    };
     let k = TAU / WAVELENGTH;
     let omega = (GRAVITY * k).sqrt();
     let stokes = omega * k * AMPLITUDE * AMPLITUDE;
     println!("Stokes drift omega k A^2 = {stokes:.4} m/s; mean velocity along the waves, m/s (Stokes drifts)");
+    if options.push != 0.0 {
+        println!(
+            "every box pushed along the waves by {} thousandths of its weight",
+            options.push
+        );
+    }
     let rows = [
         (GerstnerVelocities::Orbits, 0.0),
         (GerstnerVelocities::Orbits, TAU / WAVELENGTH * AMPLITUDE),
@@ -50,24 +103,40 @@ fn main() -> keel::Result<()> {
         ("rafts with Bourg's added-mass ratio 1", (0.3, 1.0)),
     ] {
         println!("\n{shape}:");
-        table(&rows, body, stokes)?;
+        table(&rows, body, stokes, options)?;
     }
     Ok(())
 }
 
 /// One table: every row's drift for every size of a box `body.0` times as high as it is
-/// long and wide, of added-mass ratio `body.1`.
-fn table(rows: &[(GerstnerVelocities, f64)], body: (f64, f64), stokes: f64) -> keel::Result<()> {
-    println!(
-        "| velocities, steepness Q | {} |",
-        SIZES.map(|s| format!("{s} m box")).join(" | ")
-    );
-    println!("|---|{}", "---|".repeat(SIZES.len()));
+/// long and wide, of added-mass ratio `body.1`; with `options.forces`, a second table of
+/// where the drift comes from.
+fn table(rows: &[(GerstnerVelocities, f64)], body: (f64, f64), stokes: f64, options: Options) -> keel::Result<()> {
+    let header = || {
+        println!(
+            "| velocities, steepness Q | {} |",
+            SIZES.map(|s| format!("{s} m box")).join(" | ")
+        );
+        println!("|---|{}", "---|".repeat(SIZES.len()));
+    };
+    header();
+    let mut force_rows = Vec::new();
     for &(velocities, steepness) in rows {
         let mut cells = Vec::new();
+        let mut force_cells = Vec::new();
         for size in SIZES {
-            let (d, sway) = drift(size, body, steepness, velocities)?;
-            cells.push(format!("{d:+.3} ({:+.2}; sway {:.2} A)", d / stokes, sway / AMPLITUDE));
+            let m = drift(size, body, steepness, velocities, options.push)?;
+            cells.push(format!(
+                "{:+.3} ({:+.2}; sway {:.2} A)",
+                m.drift,
+                m.drift / stokes,
+                m.sway / AMPLITUDE
+            ));
+            let [buoyancy, pressure, viscous, slamming, air] = m.forces.map(|f| f * 1e3);
+            force_cells.push(format!(
+                "b {buoyancy:+.3} p {pressure:+.3} v {viscous:+.3} s {slamming:+.3} a {air:+.3}; dry {:.1} %",
+                m.dry * 100.0
+            ));
         }
         let name = match velocities {
             GerstnerVelocities::Orbits => "orbits",
@@ -75,19 +144,46 @@ fn table(rows: &[(GerstnerVelocities, f64)], body: (f64, f64), stokes: f64) -> k
         };
         let q = (steepness * 1e4).round() / 1e4;
         println!("| {name}, Q {q} | {} |", cells.join(" | "));
+        force_rows.push(format!("| {name}, Q {q} | {} |", force_cells.join(" | ")));
+    }
+    if options.forces {
+        println!(
+            "\nmean forces along the waves over whole encounter periods, thousandths of the weight \
+             (b buoyancy with the Froude-Krylov and added-mass parts, p pressure drag, v viscous, s slamming, a air), \
+             and the steps with nothing wet:"
+        );
+        header();
+        for row in force_rows {
+            println!("{row}");
+        }
     }
     Ok(())
 }
 
-/// Mean velocity along the waves, m/s, of a box `size` long and wide and `height` times
-/// that high (of added-mass ratio `added_mass`), and half its range of positions along them over the last period (the
-/// orbit's radius `A` if it follows the water).
+/// What one box did.
+struct Measure {
+    /// Mean velocity along the waves, m/s.
+    drift: f64,
+    /// Half its range of positions along the waves over the last period, m.
+    sway: f64,
+    /// Mean forces along the waves over whole encounter periods, in weights: buoyancy,
+    /// pressure drag, viscous, slamming, air.
+    forces: [f64; 5],
+    /// Share of the measured steps with nothing wet.
+    dry: f64,
+}
+
+/// How a box `size` long and wide and `height` times that high (of added-mass ratio
+/// `added_mass`) moves along the waves: its mean velocity, half its range of positions
+/// over the last period (the orbit's radius `A` if it follows the water), and the forces
+/// behind it; `push` is a constant push along the waves in thousandths of its weight.
 fn drift(
     size: f64,
     (height, added_mass): (f64, f64),
     steepness: f64,
     velocities: GerstnerVelocities,
-) -> keel::Result<(f64, f64)> {
+    push: f64,
+) -> keel::Result<Measure> {
     let mut world = World::new(&WorldDesc {
         gravity: GRAVITY,
         thread_count: 1,
@@ -125,6 +221,11 @@ fn drift(
     let (settle, measure) = (steps(16.0), steps(32.0));
     let mut start = 0.0;
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    // Per measured step: how many whole waves have passed the box (the wave's phase at
+    // it, `k x - omega t`, in turns, rounded down), and the forces along the waves.
+    let mut log: Vec<(f64, [f64; 5])> = Vec::with_capacity(measure);
+    let mut dry = 0usize;
+    let omega = TAU / period;
     for i in 0..settle + measure {
         if i == settle {
             start = position.x;
@@ -142,12 +243,47 @@ fn drift(
         // The water moves on: the world's clock is the host's to set.
         world.set_time(i as f64 * dt)?;
         let forces = world.step_body(id, &state, dt)?;
-        velocity += (forces.force / mass - DVec3::Y * GRAVITY) * dt;
+        if i >= settle {
+            let turns = ((TAU / WAVELENGTH * position.x - omega * i as f64 * dt) / TAU).floor();
+            let f = forces;
+            let parts = [
+                f.buoyancy_force,
+                f.pressure_drag_force,
+                f.viscous_force,
+                f.slamming_force,
+                f.air_force,
+            ];
+            log.push((turns, parts.map(|p| p.x)));
+            dry += usize::from(f.submerged_area == 0.0);
+        }
+        let pushed = DVec3::X * (push * 1e-3 * GRAVITY);
+        velocity += (forces.force / mass - DVec3::Y * GRAVITY + pushed) * dt;
         let r = DMat3::from_quat(rotation);
         let world_inertia = r * inertia * r.transpose();
         spin += world_inertia.inverse() * (forces.torque - spin.cross(world_inertia * spin)) * dt;
         position += velocity * dt;
         rotation = (rotation + DQuat::from_xyzw(spin.x, spin.y, spin.z, 0.0) * rotation * (0.5 * dt)).normalize();
     }
-    Ok(((position.x - start) / (measure as f64 * dt), (hi - lo) / 2.0))
+    // From the first step after a wave's phase passes the box to the last step before
+    // its last passage: whole encounter periods, over which the box's orbital velocity
+    // comes back where it was, so that the forces' mean is what moves its drift.
+    let first = log.iter().position(|e| e.0 != log[0].0).unwrap_or(0);
+    let last = log
+        .iter()
+        .rposition(|e| e.0 != log[log.len() - 1].0)
+        .unwrap_or(log.len() - 1);
+    let window = &log[first..=last.max(first)];
+    let weight = mass * GRAVITY * window.len() as f64;
+    let mut forces = [0.0; 5];
+    for (_, parts) in window {
+        for (sum, part) in forces.iter_mut().zip(parts) {
+            *sum += part;
+        }
+    }
+    Ok(Measure {
+        drift: (position.x - start) / (measure as f64 * dt),
+        sway: (hi - lo) / 2.0,
+        forces: forces.map(|f| f / weight),
+        dry: dry as f64 / measure as f64,
+    })
 }
