@@ -26,13 +26,16 @@
 //! velocity), in thousandths of the box's weight, and the share of the steps it spent
 //! with nothing wet (sharp crests throw small bodies off). `-- --push P` adds a constant
 //! push of `P` thousandths of its weight along the waves to every box, which shows how
-//! stiff the drift is: how much mean force a given change of drift costs.
+//! stiff the drift is: how much mean force a given change of drift costs. `-- --cuts N`
+//! cuts every face of the boxes into `N x N` squares (how much the hull's resolution
+//! matters), `-- --cubes` and `-- --rafts` take one kind of box only.
 
 use std::f64::consts::TAU;
 
-use glam::{DMat3, DQuat, DVec2, DVec3};
+use glam::{DMat3, DQuat, DVec2, DVec3, Vec3};
 use keel::{
-    BodyDesc, BodyState, GerstnerVelocities, GerstnerWater, GerstnerWave, Water, WaterSurface, World, WorldDesc,
+    BodyDesc, BodyState, GerstnerVelocities, GerstnerWater, GerstnerWave, HullDesc, Water, WaterSurface, World,
+    WorldDesc,
 };
 
 const AMPLITUDE: f64 = 0.5;
@@ -47,6 +50,10 @@ struct Options {
     forces: bool,
     /// A constant push along the waves, in thousandths of the box's weight.
     push: f64,
+    /// Each face of the boxes cut into `cuts x cuts` squares (0: the 12-triangle box).
+    cuts: u32,
+    /// Only the cubes (`Some(true)`) or only the rafts (`Some(false)`).
+    only_cubes: Option<bool>,
 }
 
 fn options() -> Result<Options, String> {
@@ -63,9 +70,25 @@ fn options() -> Result<Options, String> {
                     .filter(|p: &f64| p.is_finite())
                     .ok_or(format!("--push: {value:?} is not a number"))?;
             }
+            "--cuts" => {
+                let value = args
+                    .next()
+                    .ok_or("--cuts needs a number of squares along each face's side")?;
+                options.cuts = value
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=64).contains(n))
+                    .ok_or(format!("--cuts: {value:?} is not a whole number from 1 to 64"))?;
+            }
+            "--cubes" => options.only_cubes = Some(true),
+            "--rafts" => options.only_cubes = Some(false),
             // (What `cargo bench` and test harnesses may pass along.)
             "--bench" => {}
-            _ => return Err(format!("unknown argument {arg:?}; expected --forces or --push P")),
+            _ => {
+                return Err(format!(
+                    "unknown argument {arg:?}; expected --forces, --push P, --cuts N, --cubes or --rafts"
+                ));
+            }
         }
     }
     Ok(options)
@@ -97,11 +120,17 @@ fn main() -> keel::Result<()> {
         (GerstnerVelocities::Orbits, 0.8),
         (GerstnerVelocities::Linear, 0.0),
     ];
+    if options.cuts > 0 {
+        println!("every face cut into {0} x {0} squares", options.cuts);
+    }
     for (shape, body) in [
         ("cubes", (1.0, 0.0)),
         ("rafts (0.3 as high as long)", (0.3, 0.0)),
         ("rafts with Bourg's added-mass ratio 1", (0.3, 1.0)),
     ] {
+        if options.only_cubes.is_some_and(|cubes| cubes != (body.0 == 1.0)) {
+            continue;
+        }
         println!("\n{shape}:");
         table(&rows, body, stokes, options)?;
     }
@@ -125,7 +154,7 @@ fn table(rows: &[(GerstnerVelocities, f64)], body: (f64, f64), stokes: f64, opti
         let mut cells = Vec::new();
         let mut force_cells = Vec::new();
         for size in SIZES {
-            let m = drift(size, body, steepness, velocities, options.push)?;
+            let m = drift(size, body, steepness, velocities, options)?;
             cells.push(format!(
                 "{:+.3} ({:+.2}; sway {:.2} A)",
                 m.drift,
@@ -160,6 +189,37 @@ fn table(rows: &[(GerstnerVelocities, f64)], body: (f64, f64), stokes: f64, opti
     Ok(())
 }
 
+/// A box of full extents `size` centred on the origin, each face cut into `n x n`
+/// squares of two triangles (outward normals `cross(b - a, c - a)`).
+fn cut_box(size: Vec3, n: u32) -> (Vec<Vec3>, Vec<u32>) {
+    let (mut vertices, mut indices) = (Vec::new(), Vec::new());
+    // Each face's outward normal and two in-plane axes with `cross(u, v)` along it.
+    let faces = [
+        (Vec3::X, Vec3::Y, Vec3::Z),
+        (-Vec3::X, Vec3::Z, Vec3::Y),
+        (Vec3::Y, Vec3::Z, Vec3::X),
+        (-Vec3::Y, Vec3::X, Vec3::Z),
+        (Vec3::Z, Vec3::X, Vec3::Y),
+        (-Vec3::Z, Vec3::Y, Vec3::X),
+    ];
+    for (normal, u, v) in faces {
+        let base = vertices.len() as u32;
+        for j in 0..=n {
+            for i in 0..=n {
+                let (s, t) = (2.0 * i as f32 / n as f32 - 1.0, 2.0 * j as f32 / n as f32 - 1.0);
+                vertices.push((normal + s * u + t * v) * size / 2.0);
+            }
+        }
+        for j in 0..n {
+            for i in 0..n {
+                let a = base + j * (n + 1) + i;
+                indices.extend_from_slice(&[a, a + 1, a + n + 2, a, a + n + 2, a + n + 1]);
+            }
+        }
+    }
+    (vertices, indices)
+}
+
 /// What one box did.
 struct Measure {
     /// Mean velocity along the waves, m/s.
@@ -182,7 +242,7 @@ fn drift(
     (height, added_mass): (f64, f64),
     steepness: f64,
     velocities: GerstnerVelocities,
-    push: f64,
+    Options { push, cuts, .. }: Options,
 ) -> keel::Result<Measure> {
     let mut world = World::new(&WorldDesc {
         gravity: GRAVITY,
@@ -199,7 +259,16 @@ fn drift(
     let sea = GerstnerWater::new(&[wave], 0.0, GRAVITY)?.with_velocities(velocities);
     world.set_water(Water::Gerstner(sea));
     let dims = DVec3::new(size, height * size, size);
-    let hull = world.create_box_hull(dims.as_vec3())?;
+    let hull = if cuts == 0 {
+        world.create_box_hull(dims.as_vec3())?
+    } else {
+        let (vertices, indices) = cut_box(dims.as_vec3(), cuts);
+        world.create_hull(&HullDesc {
+            vertices: &vertices,
+            indices: &indices,
+            flip_winding: false,
+        })?
+    };
     let mass = 0.4 * world.desc().water_density * dims.x * dims.y * dims.z;
     let id = world.create_body(&BodyDesc {
         hull,

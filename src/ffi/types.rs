@@ -224,14 +224,14 @@ pub struct KeelPerlinWaterDesc {
 /// along: the surface hosts draw (keel_water_sample's heights) is what bodies float on
 /// and what the water's surface does, and at crests and troughs the water moves at
 /// `amplitude * omega` along the waves whatever the steepness. A body feels the water's
-/// Froude-Krylov force: the drawn surface's pressure, plus what a crest drawn sharper
-/// than the orbits (steepness above k * amplitude) pushes beyond the water's own
-/// acceleration taken back, averaged over the hull's length along each wave, the
-/// acceleration decaying as e^{-k d} at the centre of buoyancy's depth. Small bodies ride
-/// the orbits and drift neither way; level bodies that pitch with crests drawn several
-/// times sharper than the orbits (steepness 0.5 or more on a wave with k * amplitude
-/// 0.08) creep back against the waves at up to half the Stokes drift: where rafts should
-/// float for minutes, keep steepness near k * amplitude (docs/WAVES.md).
+/// Froude-Krylov force: the drawn surface's pressure, with the water's own acceleration
+/// in place of the drawn slope's push (along the waves the orbit's, vertically what
+/// riding the drawn surface takes, at most free fall), averaged over the hull's length
+/// along each wave, with the moment of its vertical part (the water under a crest falls
+/// faster than under the hull's other end), decaying as e^{-k d} at the centre of
+/// buoyancy's depth. Bodies up to a tenth of the wavelength, cubes and level rafts, ride
+/// the orbits and drift by at most a fifth of the Stokes drift either way for steepness
+/// 0 to 0.8 (docs/WAVES.md).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub struct KeelGerstnerWave {

@@ -78,10 +78,26 @@ pub(crate) fn after_pass_one<S: Sink>(
     let mut water_acceleration = DVec3::ZERO;
     if let (Some(point), false) = (centre_of_buoyancy, froude_krylov.is_zero()) {
         let depth = froude_krylov.height - point.y;
-        let force = rho * totals.volume.volume.max(0.0) * froude_krylov.at_depth(depth);
+        let volume = totals.volume.volume.max(0.0);
+        let force = rho * volume * froude_krylov.at_depth(depth);
         totals.buoyancy.add(point - com, force);
         sink.force(Kind::Hydrostatic, point, force);
         water_acceleration = froude_krylov.acceleration_at_depth(depth);
+        // The water under a crest falls faster than under the body's other end: the
+        // vertical part's moment, as a couple of two vertical forces half the hull's
+        // extent either side of the centre (so that the point forces keep adding up to
+        // the torque).
+        let moment = rho * volume * froude_krylov.moment_at_depth(depth);
+        let size = moment.length();
+        if size > 0.0 && size.is_finite() {
+            let half = 0.5 * (info.bounds_max - info.bounds_min).max_element().max(1e-3);
+            let lever = DVec3::new(moment.z, 0.0, -moment.x) * (half / size);
+            let lift = DVec3::new(0.0, size / (2.0 * half), 0.0);
+            for (at, f) in [(point + lever, lift), (point - lever, -lift)] {
+                totals.buoyancy.add(at - com, f);
+                sink.force(Kind::Hydrostatic, at, f);
+            }
+        }
     }
     let wetted_ratio = (totals.wetted_area / info.area).min(1.0);
 

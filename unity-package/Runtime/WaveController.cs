@@ -29,7 +29,7 @@ namespace Keel
         [Tooltip("Crest height above the mean level, m.")] public float amplitude;
         [Tooltip("Crest to crest, m (> 0).")] public float wavelength;
         [Tooltip("Horizontal travel direction (x, z); normalised.")] public Vector2 direction;
-        [Tooltip("Q: 0 = sine wave, 1 = sharpest crest, 2 pi amplitude / wavelength = the sea's own trochoid (crests much sharper make level bodies creep back). Keep the sum over waves below 1.")]
+        [Tooltip("Q: 0 = sine wave, 1 = sharpest crest, 2 pi amplitude / wavelength = the sea's own trochoid. It shapes the crests, not how far the water moves. Keep the sum over waves below 1.")]
         [Range(0f, 1f)] public float steepness;
         [Tooltip("Phase, radians.")] public float phase;
     }

@@ -25,8 +25,8 @@ pub struct KeelGerstnerWave {
     #[init(val = Vector2::new(1.0, 0.0))]
     direction: Vector2,
     /// 0 is a sine wave, 1 the sharpest crest (Gerstner's Q); 2 pi amplitude / wavelength
-    /// draws the sea's own trochoid. It shapes the crests, not how the water moves: level
-    /// bodies on crests several times sharper than that creep back against the waves.
+    /// draws the sea's own trochoid. It shapes the crests, not how far the water moves:
+    /// floating bodies ride the waves' closed orbits at any steepness.
     #[export(range = (0.0, 1.0, 0.01))]
     #[init(val = 0.4)]
     steepness: f64,
