@@ -641,6 +641,30 @@ mod tests {
     }
 
     #[test]
+    fn at_a_cusp_the_water_falls_at_most_freely_and_every_term_is_finite() {
+        for q in [0.98, 1.0] {
+            let sea = sea(0.5, 40.0, DVec2::X, q, 0.0);
+            for half in [0.0, 1e-5, 0.01, 0.5, 3.0, 45.0] {
+                for i in 0..2001 {
+                    // Across the crest (at x = 0 for t = 0) and round the whole wave.
+                    let x = if i < 1000 {
+                        (i as f64 - 500.0) * 1e-4
+                    } else {
+                        (i - 1000) as f64 * 0.04
+                    };
+                    let f = sea.froude_krylov(DVec2::new(x, 0.0), DVec2::new(half, half), 0.0, G);
+                    let terms = [f.acceleration, f.slope, f.moment];
+                    assert!(
+                        terms.iter().all(|v| v.is_finite()) && f.height.is_finite(),
+                        "Q {q} half {half} x {x}: {f:?}"
+                    );
+                    assert!(f.acceleration.y >= -G, "Q {q} half {half} x {x}: {f:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_waters_acceleration_decays_with_depth_and_the_slopes_push_does_not() {
         let sea = GerstnerWater::new(
             &[GerstnerWave {
