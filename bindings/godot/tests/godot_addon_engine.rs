@@ -359,6 +359,8 @@ func _initialize() -> void:
 	var args := OS.get_cmdline_user_args()
 	water = make_water(KeelWater.MODEL_GERSTNER)
 	water.use_worker_thread_pool = "--pool" in args
+	# (--always: every step on the pool; else only when it pays.)
+	water.worker_thread_pool_min_usec = 0.0 if "--always" in args else -1.0
 	root.add_child(water)
 	for i in 48:
 		var size := Vector3(0.6 + 0.1 * (i % 5), 0.5 + 0.1 * (i % 3), 0.8 + 0.1 * (i % 4))
@@ -397,6 +399,7 @@ func _physics_process(_delta: float) -> bool:
 		print("FRAME %d %s" % [frame, digest()])
 	if frame == 120:
 		print("THREADS %d %d" % [threads_before, thread_count()])
+		print("POOLRUNS %d" % water.get_pool_run_count())
 		check("all_afloat", bodies.all(func(b: RigidBody3D) -> bool: return b.global_position.y > -3.0))
 		finish()
 		return true
@@ -404,34 +407,47 @@ func _physics_process(_delta: float) -> bool:
 "#;
 
 /// 39.5: Keel on Godot's WorkerThreadPool gives the bits of Keel on one thread, and
-/// starts no thread of its own.
+/// starts no thread of its own: with every step on the pool, and with the pool used only
+/// when it pays (`worker_thread_pool_min_usec` -1, the default).
 #[test]
 fn worker_thread_pool_gives_the_bits_of_one_thread() {
     let crowd = script(CROWD);
-    let Some(pool) = run_both("pool", &crowd, &["--pool"]) else {
+    let Some(always) = run_both("pool", &crowd, &["--pool", "--always"]) else {
+        return;
+    };
+    let Some(auto) = run_both("auto", &crowd, &["--pool"]) else {
         return;
     };
     let Some(one) = run_both("one", &crowd, &[]) else {
         return;
     };
-    for ((physics, p), (_, o)) in pool.iter().zip(&one) {
-        p.assert_checks(1, physics);
-        o.assert_checks(1, physics);
-        let (a, b) = (p.values("FRAME"), o.values("FRAME"));
-        assert_eq!(a.len(), 119, "{physics:?}:\n{}", p.all());
-        if let Some(i) = a.iter().zip(&b).position(|(x, y)| x != y) {
-            panic!(
-                "{physics:?}: the pool and one thread part at {}: {} vs {}",
-                i, a[i], b[i]
+    let pool_runs = |r: &Run| -> u64 { r.values("POOLRUNS")[0].parse().unwrap() };
+    for (((physics, p), (_, a)), (_, o)) in always.iter().zip(&auto).zip(&one) {
+        for (label, run) in [("always", p), ("auto", a), ("one", o)] {
+            run.assert_checks(1, physics);
+            let (x, y) = (run.values("FRAME"), o.values("FRAME"));
+            assert_eq!(x.len(), 119, "{physics:?} {label}:\n{}", run.all());
+            if let Some(i) = x.iter().zip(&y).position(|(x, y)| x != y) {
+                panic!(
+                    "{physics:?}: {label} and one thread part at {}: {} vs {}",
+                    i, x[i], y[i]
+                );
+            }
+            // No thread appeared once Keel was stepping on the pool.
+            let threads = run.values("THREADS");
+            let counts: Vec<u32> = threads[0].split(' ').map(|n| n.parse().unwrap()).collect();
+            assert_eq!(
+                counts[0], counts[1],
+                "{physics:?} {label}: threads before and after: {counts:?}"
             );
         }
-        assert_eq!(a, b, "{physics:?}");
-        // No thread appeared once Keel was stepping on the pool.
-        let threads = p.values("THREADS");
-        let counts: Vec<u32> = threads[0].split(' ').map(|n| n.parse().unwrap()).collect();
-        assert_eq!(
-            counts[0], counts[1],
-            "{physics:?}: threads before and after: {counts:?}"
+        // The pool was used at every step (119 frames, and the big hull's sections at
+        // the first ones), and never without it; when it pays, as often as it paid.
+        assert!(pool_runs(p) >= 119, "{physics:?}: {} runs on the pool", pool_runs(p));
+        assert_eq!(pool_runs(o), 0, "{physics:?}");
+        eprintln!(
+            "{physics:?}: {} of the steps went to the pool when it paid",
+            pool_runs(a)
         );
     }
 }

@@ -131,6 +131,13 @@ pub struct KeelWater {
     /// scene starts.
     #[export]
     use_worker_thread_pool: bool,
+    /// With the pool on, the work above which a physics frame's step goes to the pool:
+    /// microseconds of Keel's step on one thread at the last frame. -1, the default: when
+    /// it pays, from what handing work to the pool costs as measured while the scene runs
+    /// (Godot wakes a worker per frame: on a 2-core VM a step of under about 0.1 ms, some
+    /// 100 boxes, ran slower on the pool); 0: every frame. Read when the scene starts.
+    #[export(range = (-1.0, 100000.0, 1.0, or_greater))]
+    worker_thread_pool_min_usec: f64,
 
     /// Velocity of the water, m/s: bodies drift with it.
     #[export_group(name = "Environment")]
@@ -212,6 +219,8 @@ pub struct KeelWater {
 
     time: f64,
     world: Option<World>,
+    /// The world's job system when it runs on Godot's pool (for `get_pool_run_count`).
+    tasks: Option<Arc<GodotTasks>>,
     config: Option<Config>,
     fleet: Fleet<InstanceId>,
     /// The bodies, by instance id (with a multiplicative hash: a frame looks every
@@ -237,6 +246,7 @@ impl INode3D for KeelWater {
             model: 0,
             time_scale: 1.0,
             use_worker_thread_pool: true,
+            worker_thread_pool_min_usec: -1.0,
             current: Vector3::ZERO,
             wind: Vector3::ZERO,
             water_density: world.water_density,
@@ -259,6 +269,7 @@ impl INode3D for KeelWater {
             height_callable: Callable::invalid(),
             time: 0.0,
             world: None,
+            tasks: None,
             config: None,
             fleet: Fleet::default(),
             members: FxHashMap::default(),
@@ -394,6 +405,16 @@ impl KeelWater {
     #[func]
     pub fn get_body_count(&self) -> i64 {
         self.fleet.len() as i64
+    }
+
+    /// How many times Keel's work went to Godot's WorkerThreadPool since the scene
+    /// started (0 with `use_worker_thread_pool` off): with `worker_thread_pool_min_usec`
+    /// at -1, the steps for which handing work to the pool paid. For profiling.
+    #[func]
+    pub fn get_pool_run_count(&self) -> i64 {
+        self.tasks
+            .as_ref()
+            .map_or(0, |t| i64::try_from(t.pooled()).unwrap_or(i64::MAX))
     }
 
     /// Wall-clock time of Keel's batch step at the last physics frame, s: the forces of
@@ -677,8 +698,11 @@ impl KeelWater {
                 air_density: self.air_density,
                 ..WorldDesc::default()
             };
+            self.tasks = None;
             let world = if self.use_worker_thread_pool {
-                World::with_tasks(&desc, Arc::new(GodotTasks::new()))
+                let tasks = Arc::new(GodotTasks::new(self.worker_thread_pool_min_usec));
+                self.tasks = Some(Arc::clone(&tasks));
+                World::with_tasks(&desc, tasks)
             } else {
                 World::new(&WorldDesc {
                     thread_count: 1,

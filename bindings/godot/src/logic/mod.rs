@@ -5,6 +5,7 @@
 pub mod apply;
 mod emulated;
 pub mod fleet;
+pub mod handoff;
 pub mod mesh;
 pub mod ocean;
 pub mod params;
