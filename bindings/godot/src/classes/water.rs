@@ -126,9 +126,9 @@ pub struct KeelWater {
     #[export(range = (0.0, 10.0, 0.01, or_greater))]
     time_scale: f64,
     /// Run Keel's parallel work (the batch's groups of bodies, a big hull's sections) on
-    /// Godot's WorkerThreadPool, so Keel starts no thread of its own; off = all of it on
-    /// the physics thread. The forces are the same to the bit either way. Read when the
-    /// scene starts.
+    /// Godot's WorkerThreadPool, so Keel starts no thread of its own, at the frames where
+    /// that pays (`worker_thread_pool_min_usec`); off = all of it on the physics thread.
+    /// The forces are the same to the bit either way. Read when the scene starts.
     #[export]
     use_worker_thread_pool: bool,
     /// With the pool on, the work above which a physics frame's step goes to the pool:
