@@ -577,8 +577,10 @@ impl World {
                 Team::Helper(h).share_from_both_ends(|| (), groups.iter_mut(), step_group);
             }
             // Waking the workers costs more than stepping a lone body, unless its hull is
-            // big enough to share among them.
-            Some(Workers { pool: Some(pool), .. }) if ids.len() > 1 || (alone && helper.is_none()) => {
+            // big enough to share among them; and one group of small bodies (up to eight of
+            // one hull) is one thread's work: handed to the pool, it would only wait for a
+            // worker to wake.
+            Some(Workers { pool: Some(pool), .. }) if groups.len() > 1 || (alone && helper.is_none()) => {
                 pool.install(|| groups.par_iter_mut().for_each(|g| step_group(g, true)))
             }
             _ if let Some(tasks) = self.tasks.as_deref().filter(|_| groups.len() > 1) => {

@@ -251,3 +251,83 @@ fn water_that_moves_is_not_taken_for_flat() {
         assert!(world.flat_water.is_none(), "a world took water that moves for flat");
     }
 }
+
+/// `count` boxes of one hull stepped three times in a batch by a world of `threads`
+/// threads: their forces as text, and on which of the world's pool threads the third step
+/// read each state (a batch of the last batch's ids reads them where it steps them;
+/// `None`: the caller's thread).
+fn boxes_thrice(threads: u32, count: usize) -> (Vec<String>, Vec<Option<usize>>) {
+    let mut world = World::new(&WorldDesc {
+        thread_count: threads,
+        ..WorldDesc::default()
+    })
+    .unwrap();
+    let (vertices, indices) = box_mesh(Vec3::new(1.0, 0.6, 0.8));
+    let hull = world
+        .create_hull(&HullDesc {
+            vertices: &vertices,
+            indices: &indices,
+            flip_winding: false,
+        })
+        .unwrap();
+    let ids: Vec<BodyId> = (0..count)
+        .map(|_| {
+            world
+                .create_body(&BodyDesc {
+                    hull,
+                    mass: 300.0,
+                    ..BodyDesc::default()
+                })
+                .unwrap()
+        })
+        .collect();
+    let states: Vec<BodyState> = (0..count)
+        .map(|i| {
+            let at = DVec3::new(2.0 * i as f64, -0.1, 0.0);
+            BodyState {
+                position: at,
+                rotation: DQuat::from_rotation_x(0.1 * i as f64),
+                linear_velocity: DVec3::new(0.2, -0.1, 0.0),
+                angular_velocity: DVec3::new(0.0, 0.1, 0.2),
+                center_of_mass: at,
+            }
+        })
+        .collect();
+    let mut out = vec![BodyForces::default(); count];
+    // (From the third step on, every body has a history and the batch's checks are reused.)
+    for _ in 0..2 {
+        world
+            .step_bodies(&ids, &states, 0.02, &mut out, |s| *s, |f, o| *o = *f)
+            .unwrap();
+    }
+    let read_on = Mutex::new(Vec::new());
+    world
+        .step_bodies(
+            &ids,
+            &states,
+            0.02,
+            &mut out,
+            |s| {
+                read_on.lock().unwrap().push(rayon::current_thread_index());
+                *s
+            },
+            |f, o| *o = *f,
+        )
+        .unwrap();
+    let forces = out.iter().map(|f| format!("{f:?}")).collect();
+    (forces, read_on.into_inner().unwrap())
+}
+
+#[test]
+fn one_group_of_small_bodies_is_stepped_on_the_callers_thread_with_its_bits() {
+    // Up to eight boxes of one hull are one group: one thread's work, handed to no pool.
+    let (alone, _) = boxes_thrice(1, 6);
+    let (pooled, read_on) = boxes_thrice(4, 6);
+    assert_eq!(pooled, alone);
+    assert_eq!(read_on, vec![None; 6], "a one-group batch went to the pool");
+    // Two groups are shared among the pool's threads, with the same bits.
+    let (alone, _) = boxes_thrice(1, 12);
+    let (pooled, read_on) = boxes_thrice(4, 12);
+    assert_eq!(pooled, alone);
+    assert_eq!(read_on.len(), 12);
+}
