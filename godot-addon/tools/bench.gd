@@ -105,9 +105,13 @@ func _physics_process(_delta: float) -> bool:
 		_server_samples.sort()
 		var process_median := _process_samples[_process_samples.size() / 2]
 		var server_median := _server_samples[_server_samples.size() / 2]
+		var pool_runs: int = _water.get_pool_run_count() if _water else 0
 		print(
-			"%s median_ms=%.4f mean_ms=%.4f keel_step_ms=%.4f process_ms=%.4f server_ms=%.4f wet=%d"
-			% [line, median, mean, step_median, process_median, server_median, wet]
+			(
+				"%s median_ms=%.4f mean_ms=%.4f keel_step_ms=%.4f process_ms=%.4f server_ms=%.4f"
+				+ " wet=%d pool_runs=%d"
+			)
+			% [line, median, mean, step_median, process_median, server_median, wet, pool_runs]
 		)
 		if _dump:
 			_print_dump()

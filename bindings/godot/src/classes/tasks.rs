@@ -21,6 +21,9 @@ const MAX_WORKERS: u32 = 64;
 #[derive(Debug)]
 pub struct GodotTasks {
     workers: u32,
+    /// The workers woken ahead of a frame's step: one core fewer than the machine has
+    /// (the physics thread keeps one while they wait).
+    ahead: u32,
     handoff: Handoff,
 }
 
@@ -34,13 +37,12 @@ impl GodotTasks {
             .get_setting("threading/worker_pool/max_threads")
             .try_to::<i64>()
             .unwrap_or(-1);
-        let count = if setting > 0 {
-            setting
-        } else {
-            i64::from(Os::singleton().get_processor_count())
-        };
+        let cores = i64::from(Os::singleton().get_processor_count());
+        let count = if setting > 0 { setting } else { cores };
+        let workers = u32::try_from(count).unwrap_or(1).clamp(1, MAX_WORKERS);
         Self {
-            workers: u32::try_from(count).unwrap_or(1).clamp(1, MAX_WORKERS),
+            workers,
+            ahead: workers.min(u32::try_from(cores - 1).unwrap_or(0)),
             handoff: Handoff::new(min_work_usec),
         }
     }
@@ -48,6 +50,27 @@ impl GodotTasks {
     /// How many times Keel's work went to the pool.
     pub fn pooled(&self) -> u64 {
         self.handoff.pooled()
+    }
+
+    /// Before a frame's own work that precedes Keel's step (reading the bodies): wakes
+    /// the pool's workers now when the step is expected to go to them, so that they are
+    /// there when it starts ([`Handoff::prepare`]); they go back to the pool when the
+    /// returned guard goes, after the step.
+    pub fn ahead(&self) -> Ahead<'_> {
+        if self.ahead > 0 {
+            self.handoff.prepare(&GodotPool, self.ahead);
+        }
+        Ahead(self)
+    }
+}
+
+/// A frame whose workers may have been woken ahead ([`GodotTasks::ahead`]): they go back
+/// to the pool when this goes.
+pub struct Ahead<'a>(&'a GodotTasks);
+
+impl Drop for Ahead<'_> {
+    fn drop(&mut self) {
+        self.0.handoff.rest();
     }
 }
 

@@ -134,8 +134,9 @@ pub struct KeelWater {
     /// With the pool on, the work above which a physics frame's step goes to the pool:
     /// microseconds of Keel's step on one thread at the last frame. -1, the default: when
     /// it pays, from what handing work to the pool costs as measured while the scene runs
-    /// (Godot wakes a worker per frame: on a 2-core VM a step of under about 0.1 ms, some
-    /// 100 boxes, ran slower on the pool); 0: every frame. Read when the scene starts.
+    /// (medians of the last few frames; Godot wakes a worker per frame, woken before the
+    /// bodies are read: on a 2-core VM a step of under about 0.1 ms, some 100 boxes, ran
+    /// slower on the pool); 0: every frame. Read when the scene starts.
     #[export(range = (-1.0, 100000.0, 1.0, or_greater))]
     worker_thread_pool_min_usec: f64,
 
@@ -1045,6 +1046,9 @@ impl KeelWater {
         let dt = if step > 0.0 { step } else { delta as f32 };
         let calls = self.calls.as_ref().and_then(Option::as_ref);
         let members = &mut self.members;
+        // Godot's workers take 40-150 us to start: woken now, they are there when Keel's
+        // step starts, after the bodies are read (godot-addon/README.md, round 8).
+        let ahead = self.tasks.as_deref().map(GodotTasks::ahead);
         self.fleet.step(world, f64::from(dt), |key| {
             let m = members.get_mut(&key)?;
             let s = m.direct.as_ref()?;
@@ -1081,6 +1085,7 @@ impl KeelWater {
             };
             Some((state, mass))
         });
+        drop(ahead);
         // Script water ran scripts during the step: a body may be gone since.
         let recheck = matches!(self.config, Some(Config::Callable(Some(_))));
         let calls = self.calls.as_ref().and_then(Option::as_ref);
