@@ -1,8 +1,8 @@
 //! What a small body costs (issue 35): one 12-triangle box stepped alone, through the C
 //! ABI's `keel_body_step` and the Rust API's `World::step_body`, and 1024 boxes in a
 //! batch, on flat and on Perlin water, on one thread and two (Keel's own helper, and a
-//! host's job system), and four in a batch (one
-//! group, half the lanes computed); with `--features
+//! host's job system), turned every way (`batch-tumbling`: crates thrown in the water),
+//! and four in a batch (one group, half the lanes computed); with `--features
 //! profile-sections`, each row's time per body broken down by the step's sections
 //! (`keel::runtime::profile`).
 //!
@@ -25,6 +25,7 @@ mod common;
 #[path = "../tests/common/tasks.rs"]
 mod tasks;
 
+use std::f64::consts::PI;
 use std::time::{Duration, Instant};
 
 use common::{DT, Mesh, Rng, cube, perlin};
@@ -58,18 +59,20 @@ fn time(budget: Duration, mut f: impl FnMut()) -> (f64, u64) {
 }
 
 /// Where the boxes are: a grid 3 m apart, each floating at half its height, slightly
-/// turned and moving (as `benches/common`'s scenes).
-fn states(count: usize, water: &World) -> Vec<BodyState> {
+/// turned and moving (as `benches/common`'s scenes), or `tumbling`: turned every way
+/// (crates thrown in the water), their centres at the surface.
+fn states(count: usize, water: &World, tumbling: bool) -> Vec<BodyState> {
     let side = (count as f64).sqrt().ceil() as usize;
     let mut rng = Rng::new(count as u64 + 17);
     (0..count)
         .map(|i| {
             let (x, z) = (3.0 * (i % side) as f64, 3.0 * (i / side) as f64);
+            let turn = if tumbling { [PI, PI / 2.0, PI] } else { [0.5, 0.1, 0.1] };
             let rotation = DQuat::from_euler(
                 EulerRot::YXZ,
-                rng.range(-0.5, 0.5),
-                rng.range(-0.1, 0.1),
-                rng.range(-0.1, 0.1),
+                rng.range(-turn[0], turn[0]),
+                rng.range(-turn[1], turn[1]),
+                rng.range(-turn[2], turn[2]),
             );
             let position = DVec3::new(x, water.water_height(x, z), z);
             BodyState {
@@ -83,8 +86,19 @@ fn states(count: usize, water: &World) -> Vec<BodyState> {
         .collect()
 }
 
-/// `count` boxes of 500 kg with every per-triangle force; `own_meshes` gives each its own
-/// copy of the mesh (as a Unity scene whose bodies each have a `Mesh` object).
+/// How a row's boxes are made.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    /// Of one mesh, floating upright.
+    Shared,
+    /// Each of its own copy of the mesh (as a Unity scene whose bodies each have a `Mesh`
+    /// object).
+    OwnMeshes,
+    /// Of one mesh, turned every way ([`states`]).
+    Tumbling,
+}
+
+/// `count` boxes of 500 kg with every per-triangle force, made as `kind` says.
 struct Boxes {
     world: World,
     ids: Vec<BodyId>,
@@ -93,13 +107,13 @@ struct Boxes {
 }
 
 impl Boxes {
-    fn new(mesh: &Mesh, count: usize, water: Water, threads: u32, own_meshes: bool) -> Self {
+    fn new(mesh: &Mesh, count: usize, water: Water, threads: u32, kind: Kind) -> Self {
         let world = World::new(&WorldDesc {
             thread_count: threads,
             ..WorldDesc::default()
         })
         .expect("world");
-        Self::in_world(world, mesh, count, water, own_meshes)
+        Self::in_world(world, mesh, count, water, kind)
     }
 
     /// The boxes in a world stepped by a host's job system of `workers` threads (the
@@ -108,17 +122,17 @@ impl Boxes {
         let tasks: std::sync::Arc<dyn keel::runtime::tasks::TaskSystem> =
             std::sync::Arc::new(tasks::Pool::new(workers));
         let world = World::with_tasks(&WorldDesc::default(), tasks).expect("world");
-        Self::in_world(world, mesh, count, water, false)
+        Self::in_world(world, mesh, count, water, Kind::Shared)
     }
 
-    fn in_world(mut world: World, mesh: &Mesh, count: usize, water: Water, own_meshes: bool) -> Self {
+    fn in_world(mut world: World, mesh: &Mesh, count: usize, water: Water, kind: Kind) -> Self {
         world.set_water(water);
         world.set_time(1.25).expect("time");
         let mut hull: Option<HullId> = None;
         let mut ids = Vec::with_capacity(count);
         for _ in 0..count {
             let h = match hull {
-                Some(h) if !own_meshes => h,
+                Some(h) if kind != Kind::OwnMeshes => h,
                 _ => {
                     let copy = mesh.clone();
                     *hull.insert(world.create_hull(&copy.desc()).expect("hull"))
@@ -132,7 +146,7 @@ impl Boxes {
             };
             ids.push(world.create_body(&desc).expect("body"));
         }
-        let states = states(count, &world);
+        let states = states(count, &world, kind == Kind::Tumbling);
         let mut boxes = Boxes {
             world,
             out: vec![BodyForces::default(); ids.len()],
@@ -262,9 +276,9 @@ type Call<'m> = Box<dyn FnMut() + 'm>;
 
 /// The rows: a name, how many bodies a call steps, and what makes the call.
 fn rows<'m>(mesh: &'m Mesh) -> Vec<(&'static str, usize, Make<'m>)> {
-    let batch = |count: usize, water: fn() -> Water, threads: u32, own: bool| -> Make<'m> {
+    let batch = |count: usize, water: fn() -> Water, threads: u32, kind: Kind| -> Make<'m> {
         Box::new(move || -> Call<'m> {
-            let mut boxes = Boxes::new(mesh, count, water(), threads, own);
+            let mut boxes = Boxes::new(mesh, count, water(), threads, kind);
             Box::new(move || boxes.step())
         })
     };
@@ -276,7 +290,7 @@ fn rows<'m>(mesh: &'m Mesh) -> Vec<(&'static str, usize, Make<'m>)> {
     };
     let lone = |water: fn() -> Water| -> Make<'m> {
         Box::new(move || -> Call<'m> {
-            let mut boxes = Boxes::new(mesh, 1, water(), 1, false);
+            let mut boxes = Boxes::new(mesh, 1, water(), 1, Kind::Shared);
             Box::new(move || boxes.step_lone())
         })
     };
@@ -291,16 +305,26 @@ fn rows<'m>(mesh: &'m Mesh) -> Vec<(&'static str, usize, Make<'m>)> {
         ("lone-rust", 1, lone(Water::default)),
         ("lone-c-perlin", 1, lone_c(true)),
         ("lone-rust-perlin", 1, lone(perlin)),
-        ("batch", 1024, batch(1024, Water::default, 1, false)),
-        ("batch-2", 1024, batch(1024, Water::default, 2, false)),
+        ("batch", 1024, batch(1024, Water::default, 1, Kind::Shared)),
+        ("batch-2", 1024, batch(1024, Water::default, 2, Kind::Shared)),
         // The same on a host's job system of two threads (as Godot's WorkerThreadPool).
         ("batch-host-2", 1024, host(1024, 2)),
-        ("batch-perlin", 1024, batch(1024, perlin, 1, false)),
-        ("batch-perlin-2", 1024, batch(1024, perlin, 2, false)),
-        ("batch-own-meshes", 1024, batch(1024, Water::default, 1, true)),
-        ("batch-perlin-0", 1024, batch(1024, perlin_of_no_height, 1, false)),
+        ("batch-perlin", 1024, batch(1024, perlin, 1, Kind::Shared)),
+        ("batch-perlin-2", 1024, batch(1024, perlin, 2, Kind::Shared)),
+        (
+            "batch-own-meshes",
+            1024,
+            batch(1024, Water::default, 1, Kind::OwnMeshes),
+        ),
+        (
+            "batch-perlin-0",
+            1024,
+            batch(1024, perlin_of_no_height, 1, Kind::Shared),
+        ),
+        // Crates turned every way: the batch groups them by how the water cuts them.
+        ("batch-tumbling", 1024, batch(1024, Water::default, 1, Kind::Tumbling)),
         // A few crates of one mesh: a group of four.
-        ("batch-4", 4, batch(4, Water::default, 1, false)),
+        ("batch-4", 4, batch(4, Water::default, 1, Kind::Shared)),
     ]
 }
 
@@ -325,8 +349,8 @@ fn crossover(mesh: &Mesh) {
     );
     for count in [1, 2, 4, 8, 16, 24, 32, 48, 64, 128, 256, 1024, 4096] {
         for (name, water) in [("flat", Water::default as fn() -> Water), ("perlin", perlin)] {
-            let mut one = Boxes::new(mesh, count, water(), 1, false);
-            let mut two = Boxes::new(mesh, count, water(), 2, false);
+            let mut one = Boxes::new(mesh, count, water(), 1, Kind::Shared);
+            let mut two = Boxes::new(mesh, count, water(), 2, Kind::Shared);
             let budget = Duration::from_millis(400);
             let (a, _) = time(budget, || one.step());
             let (b, _) = time(budget, || two.step());
@@ -348,7 +372,7 @@ fn crossover(mesh: &Mesh) {
 fn threads(mesh: &Mesh, rounds: usize) {
     let mut worlds: Vec<(&str, u32, Boxes)> = [("flat", Water::default as fn() -> Water), ("perlin", perlin)]
         .into_iter()
-        .flat_map(|(name, water)| [1, 2].map(|n| (name, n, Boxes::new(mesh, 1024, water(), n, false))))
+        .flat_map(|(name, water)| [1, 2].map(|n| (name, n, Boxes::new(mesh, 1024, water(), n, Kind::Shared))))
         .collect();
     // Steps a chunk of about 20 ms takes on one thread (the two-thread worlds take the
     // same): long enough that each world's bodies are in the caches and the helper thread

@@ -29,4 +29,4 @@ pub(crate) use records::{
 pub(crate) use state::check_dt;
 pub use state::{BodyForces, BodyState, MAX_COORDINATE, MAX_DT, MAX_FORCE, MAX_MASS, MAX_SPEED, MIN_DT, PointForce};
 pub use store::Body;
-pub(crate) use store::{CHECKED_BYTES, LANES_HOT_BYTES, LaneKey, Output, Samples};
+pub(crate) use store::{CHECKED_BYTES, LANES_HOT_BYTES, LaneKey, Output, Samples, sides_of};

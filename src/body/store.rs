@@ -49,6 +49,11 @@ pub(crate) struct LaneKey {
 pub struct Body {
     /// Marks the body as listed in the batch being validated (duplicate detection).
     pub(crate) batch_mark: u64,
+    /// Which of the hull's vertices were under the water at the body's last step in the
+    /// lanes ([`sides_of`]): a batch puts bodies the water cuts alike in one group, where
+    /// every triangle takes the kernel of its kind. A hint for the grouping: no force
+    /// depends on it (a body's forces are the same bits in any group).
+    pub(crate) sides: u64,
     /// Whether a step of this hull has been taken.
     pub(crate) has_history: bool,
     /// What `has_history` was before the last step (to undo it).
@@ -152,6 +157,7 @@ impl Body {
             uses_patch: false,
             detail: None,
             batch_mark: 0,
+            sides: 0,
         };
         body.set_hull(hull);
         body.set_desc(desc);
@@ -421,6 +427,17 @@ impl Body {
             .map(f64::to_bits),
         }
     }
+}
+
+/// Which vertices are under the water (`h < 0`, as the clipping tests it), from their
+/// heights above it: bit `v % 64` for vertex `v`, folded by exclusive or past 64 (equal
+/// sides give equal bits; a rare collision only makes a group less alike).
+#[inline]
+pub(crate) fn sides_of(heights: &[f64]) -> u64 {
+    heights
+        .iter()
+        .enumerate()
+        .fold(0, |bits, (v, &h)| bits ^ (u64::from(h < 0.0) << (v % 64)))
 }
 
 /// At most this many bytes of each buffer are prefetched: a small body's buffers whole,

@@ -11,7 +11,9 @@ use super::after_pass_one::{Middle, after_pass_one};
 use super::finish::finish;
 use super::inertia::inverse_hull_inertias;
 use super::pass_one::{PassOne, Sum};
-use crate::body::{Body, BodyForces, BodyState, Conditions, Derived, Discard, KeptReplay, StepDesc, StepInputs};
+use crate::body::{
+    Body, BodyForces, BodyState, Conditions, Derived, Discard, KeptReplay, StepDesc, StepInputs, sides_of,
+};
 use crate::error::Result;
 use crate::forces::air::air_factor;
 use crate::forces::buoyancy;
@@ -121,7 +123,33 @@ fn step_in_lanes_here(
     passes.stop();
     write_histories(bodies, history, narrowed);
     lanes.finish(bodies, states, one, middles, drag_on.then_some(&*drag), results);
+    // How the water cut each body stepped, for the next batch's groups (a hint, kept
+    // only by a step that succeeded).
+    let sides = lane_sides(vertices);
+    for (l, (body, result)) in bodies.iter_mut().zip(results.iter()).enumerate() {
+        if let (Some(body), Ok(_)) = (body, result) {
+            body.sides = if lanes.alone {
+                sides_of(&body.samples().heights)
+            } else {
+                sides[l]
+            };
+        }
+    }
     GroupScratch::give_back(scratch);
+}
+
+/// [`sides_of`] each lane's body, from the group's vertices (eight bodies' compared at
+/// once).
+#[inline(always)]
+fn lane_sides(vertices: &[lanes::LaneVertex]) -> [u64; LANES] {
+    let mut bits = [0u64; LANES];
+    for (v, vertex) in vertices.iter().enumerate() {
+        let under: [u64; LANES] = std::array::from_fn(|l| u64::from(vertex[3][l] < 0.0));
+        for l in 0..LANES {
+            bits[l] ^= under[l] << (v % 64);
+        }
+    }
+    bits
 }
 
 /// Each lane's rotation matrix, by column and component.

@@ -1,8 +1,8 @@
 //! A batch: many bodies stepped in one call ([`World::step_bodies`]), in parallel, with
 //! the bits of stepping them one by one.
 //!
-//! The stages: check every id and group the bodies by lane key in one pass over them
-//! ([`Batch::check_and_group`]); sample serial water from the calling thread
+//! The stages: check every id and group the bodies by lane key, and by how the water cut
+//! them at their last step, in one pass over them ([`Batch::check_and_group`]); sample serial water from the calling thread
 //! ([`Batch::prepare_serial`]); step the groups on the world's threads
 //! ([`World::step_batch`], each group by [`Stepping::step_group`]); undo every step if
 //! one failed ([`Batch::failure`]); write the outputs ([`World::write_out`]).
@@ -55,6 +55,9 @@ pub(crate) struct BatchGroup {
     /// group, while the results are in its caches: a successful batch of 10000 bodies
     /// then reads 1250 flags, not 10000 results, before writing out).
     failed: bool,
+    /// Whether the water cuts the members differently ([`Body::sides`]): when grouped,
+    /// then after each step (noted by the thread that stepped it).
+    mixed: bool,
     results: [Result<BodyForces>; LANES],
 }
 
@@ -71,6 +74,7 @@ impl BatchGroup {
             in_lanes,
             refused: 0,
             failed: false,
+            mixed: false,
             results: std::array::from_fn(|_| Ok(BodyForces::default())),
         }
     }
@@ -101,9 +105,13 @@ pub(crate) struct BatchMemory {
     /// body.
     states: Vec<BodyState>,
     /// The batch's bodies in the groups they are stepped in, with their forces (written
-    /// out only once every body is done), and the group being filled for each lane key.
+    /// out only once every body is done); the lane keys met, numbered; the bodies that go
+    /// in the lanes, by lane key and sides ([`Batch::group_lanes`]).
     groups: Vec<BatchGroup>,
-    open: HashMap<LaneKey, usize>,
+    keys: HashMap<LaneKey, u32>,
+    lane_members: Vec<u128>,
+    /// How many groups the water cut differently when they were made.
+    mixed_when_grouped: usize,
     /// The last batch's ids, when its checks and groups serve a next batch of the same
     /// ids (`reusable`): cleared by what can change a body's lane key or end it
     /// (`set_body_desc`, `destroy_body`) and by a failed batch (which may undo a first
@@ -116,10 +124,21 @@ pub(crate) struct BatchMemory {
     pub(super) reusable: bool,
 }
 
+#[cfg(test)]
+impl BatchMemory {
+    /// The members of the last batch's groups in the lanes (batch indices), group by group.
+    pub(super) fn lane_groups(&self) -> Vec<Vec<u32>> {
+        let lanes = self.groups.iter().filter(|g| g.in_lanes);
+        lanes.map(|g| g.members().to_vec()).collect()
+    }
+}
+
 /// One batch on its way: the world's buffers lent to it, and what its checks found.
 struct Batch {
     groups: Vec<BatchGroup>,
-    open: HashMap<LaneKey, usize>,
+    keys: HashMap<LaneKey, u32>,
+    lane_members: Vec<u128>,
+    mixed_when_grouped: usize,
     validated: Vec<BodyState>,
     /// The last batch's ids again, with nothing changed since: its checks of the bodies
     /// hold, and its groups are these (only the states are new, and each group's
@@ -138,7 +157,9 @@ impl Batch {
         let reuse = std::mem::take(&mut memory.reusable) && memory.ids == ids;
         let mut batch = Self {
             groups: std::mem::take(&mut memory.groups),
-            open: std::mem::take(&mut memory.open),
+            keys: std::mem::take(&mut memory.keys),
+            lane_members: std::mem::take(&mut memory.lane_members),
+            mixed_when_grouped: memory.mixed_when_grouped,
             validated: std::mem::take(&mut memory.states),
             reuse,
             mark: memory.mark,
@@ -149,15 +170,18 @@ impl Batch {
         batch.validated.clear();
         if !reuse {
             batch.groups.clear();
-            batch.open.clear();
+            batch.keys.clear();
+            batch.lane_members.clear();
         }
         batch
     }
 
     /// Gives the buffers back to the world; after a success with every body past its
-    /// first step, its checks and groups serve a next batch of the same ids.
+    /// first step, its checks and groups serve a next batch of the same ids, unless the
+    /// water now cuts the members of more groups differently than when they were made
+    /// (bodies that turn: grouped again by how the water cuts them now).
     fn close(self, memory: &mut BatchMemory, ids: &[BodyId], succeeded: bool) {
-        if succeeded && self.every_body_has_history {
+        if succeeded && self.every_body_has_history && !self.regroup() {
             if !self.reuse {
                 memory.ids.clear();
                 memory.ids.extend_from_slice(ids);
@@ -165,16 +189,26 @@ impl Batch {
             memory.reusable = true;
         }
         memory.groups = self.groups;
-        memory.open = self.open;
+        memory.keys = self.keys;
+        memory.lane_members = self.lane_members;
+        memory.mixed_when_grouped = self.mixed_when_grouped;
         memory.states = self.validated;
+    }
+
+    /// Whether the bodies should be grouped again: the water cuts the members of more
+    /// groups differently than when they were made, by more than one group in sixteen.
+    fn regroup(&self) -> bool {
+        let mixed = self.groups.iter().filter(|g| g.mixed).count();
+        let lanes = self.groups.iter().filter(|g| g.in_lanes).count();
+        mixed > self.mixed_when_grouped + (lanes / 16).max(1) - 1
     }
 
     /// Checks every id and (unless reused) groups the bodies: those of one small hull and
     /// one lane key in groups of eight, one in each vector lane (`crate::loops::lanes`; each
-    /// body's forces are the same bits in any group, or alone), in the order of the
-    /// batch; the others one at a time. In the same pass over the bodies as the checks
-    /// (each pass is a cache miss per body in a big batch). The states are validated
-    /// here when this thread needs them anyway.
+    /// body's forces are the same bits in any group, or alone), [`Batch::group_lanes`];
+    /// the others one at a time. In the same pass over the bodies as the checks (each
+    /// pass is a cache miss per body in a big batch). The states are validated here when
+    /// this thread needs them anyway.
     fn check_and_group<S>(
         &mut self,
         bodies: &mut Slots<Mutex<Body>>,
@@ -193,7 +227,7 @@ impl Batch {
             }
             return Ok(());
         }
-        let mut last: Option<(LaneKey, usize)> = None;
+        let mut last: Option<(LaneKey, u32)> = None;
         for (i, (id, state)) in ids.iter().zip(states).enumerate() {
             // The bodies a few places on start loading (each a cache miss in a big
             // batch, which the processor would otherwise wait for one at a time).
@@ -221,34 +255,54 @@ impl Batch {
                 self.groups.push(BatchGroup::new(i, false));
                 continue;
             }
-            last = Some(self.join(i, body.lane_key(), last));
+            let key = self.key_number(body.lane_key(), last);
+            last = Some(key);
+            self.lane_members
+                .push(u128::from(key.1) << 96 | u128::from(body.sides) << 32 | i as u128);
         }
+        self.group_lanes();
         Ok(())
     }
 
-    /// Puts body `i` of lane key `key` in the group being filled for its key (or a new
-    /// one); `last` is the previous body's key and group.
-    fn join(&mut self, i: usize, key: LaneKey, last: Option<(LaneKey, usize)>) -> (LaneKey, usize) {
-        let groups = &mut self.groups;
+    /// The number of lane key `key` in this batch; `last` is the previous body's.
+    fn key_number(&mut self, key: LaneKey, last: Option<(LaneKey, u32)>) -> (LaneKey, u32) {
         // Most batches are of few kinds of bodies, often one after the other.
-        let filling = match last {
-            Some((k, g)) if k == key => Some(g),
-            _ => self.open.get(&key).copied(),
-        };
-        let g = match filling {
-            Some(g) if !groups[g].is_full() => {
-                groups[g].push(i);
-                g
-            }
+        let number = match last {
+            Some((k, n)) if k == key => n,
             _ => {
-                groups.push(BatchGroup::new(i, true));
-                groups.len() - 1
+                let next = self.keys.len() as u32;
+                *self.keys.entry(key).or_insert(next)
             }
         };
-        if filling != Some(g) {
-            self.open.insert(key, g);
+        (key, number)
+    }
+
+    /// The bodies that go in the lanes, in groups of up to eight of one lane key: by lane
+    /// key, then by how the water cut them at their last step ([`Body::sides`]), then in
+    /// the order of the batch. A group whose bodies the water cuts alike has each triangle
+    /// dry, wet or cut the same way in every lane, and takes that kind's kernel (tumbling
+    /// boxes, grouped in the order of the batch, had most triangles cut differently in
+    /// some lane: the general kernel, 1.5 times the instructions a box).
+    fn group_lanes(&mut self) {
+        // (Numbers in one word: a batch of one kind, already in order, is sorted in one pass.)
+        self.lane_members.sort_unstable();
+        // The group being filled: its lane key, its place and its first member's sides.
+        let mut filling: Option<(u128, usize, u64)> = None;
+        for &member in &self.lane_members {
+            let (key, sides, i) = (member >> 96, (member >> 32) as u64, member as u32 as usize);
+            match filling {
+                Some((k, g, first)) if k == key && !self.groups[g].is_full() => {
+                    let group = &mut self.groups[g];
+                    group.mixed |= sides != first;
+                    group.push(i);
+                }
+                _ => {
+                    self.groups.push(BatchGroup::new(i, true));
+                    filling = Some((key, self.groups.len() - 1, sides));
+                }
+            }
         }
-        (key, g)
+        self.mixed_when_grouped = self.groups.iter().filter(|g| g.mixed).count();
     }
 
     /// The host's water is asked from this thread, one body after the other; a bad
@@ -339,7 +393,9 @@ impl<S, F: Fn(&S) -> BodyState> Stepping<'_, S, F> {
         group.failed = group.results[..group.len].iter().any(Result::is_err);
     }
 
-    /// The batch index `d` places past `group`, the way this thread goes.
+    /// The batch index `d` places past `group`, the way this thread goes (to ask for
+    /// memory ahead: a guess, where groups made by how the water cuts their bodies are
+    /// not in the batch's order).
     fn ahead(group: &BatchGroup, d: usize, forward: bool) -> Option<usize> {
         let members = group.members();
         if forward {
@@ -470,6 +526,10 @@ impl<S, F: Fn(&S) -> BodyState> Stepping<'_, S, F> {
         if prepared.iter().all(|&p| p) {
             let mut lanes = guards.each_mut().map(|b| b.as_deref_mut());
             step_in_lanes(&mut lanes[..n], &states, self.dt, &self.env, &mut group.results);
+            // How the water cut them now, for the next batch's grouping (`Batch::regroup`).
+            let mut sides = guards[..n].iter().flatten().map(|b| b.sides);
+            let first = sides.next();
+            group.mixed = sides.any(|s| Some(s) != first);
         } else {
             // (A body whose water could not be sampled: the batch fails, and the
             // others' steps are undone; they are taken one at a time meanwhile.)

@@ -331,3 +331,129 @@ fn one_group_of_small_bodies_is_stepped_on_the_callers_thread_with_its_bits() {
     assert_eq!(pooled, alone);
     assert_eq!(read_on.len(), 12);
 }
+
+/// `count` one-metre boxes of one hull with their centres at the surface of flat water,
+/// box `i` turned by `turn(i)`, in a one-thread world; stepped in a batch, each box's
+/// sides ([`Body::sides`]) are how the water cuts it.
+fn turned_boxes(count: usize, turn: impl Fn(usize) -> DQuat) -> (World, Vec<BodyId>, Vec<BodyState>) {
+    let mut world = one_thread();
+    let (vertices, indices) = box_mesh(Vec3::ONE);
+    let desc = HullDesc {
+        vertices: &vertices,
+        indices: &indices,
+        flip_winding: false,
+    };
+    let hull = world.create_hull(&desc).unwrap();
+    let desc = BodyDesc {
+        hull,
+        mass: 500.0,
+        ..BodyDesc::default()
+    };
+    let ids: Vec<BodyId> = (0..count).map(|_| world.create_body(&desc).unwrap()).collect();
+    let states = (0..count).map(|i| turned_state(i, turn(i))).collect();
+    (world, ids, states)
+}
+
+/// Box `i`'s state: 3 m from the last, its centre at the surface, turned by `rotation`.
+fn turned_state(i: usize, rotation: DQuat) -> BodyState {
+    let at = DVec3::new(3.0 * i as f64, 0.0, 0.0);
+    BodyState {
+        position: at,
+        rotation,
+        linear_velocity: DVec3::new(0.2, -0.1, 0.1),
+        angular_velocity: DVec3::new(0.1, 0.2, -0.1),
+        center_of_mass: at,
+    }
+}
+
+/// Two ways to turn a box that the water cuts differently: nearly upright (its four
+/// bottom corners under) and onto an edge (two corners under, two on the surface's
+/// other side than upright).
+fn upright_or_on_edge(i: usize) -> DQuat {
+    if i.is_multiple_of(2) {
+        DQuat::from_rotation_z(0.05)
+    } else {
+        DQuat::from_rotation_x(0.8) * DQuat::from_rotation_z(0.1)
+    }
+}
+
+fn sides(world: &World, id: BodyId) -> u64 {
+    lock(world.bodies.get(id.0).unwrap()).sides
+}
+
+fn step(world: &mut World, ids: &[BodyId], states: &[BodyState]) -> Vec<String> {
+    let mut out = vec![BodyForces::default(); ids.len()];
+    world
+        .step_bodies(ids, states, 0.02, &mut out, |s| *s, |f, o| *o = *f)
+        .unwrap();
+    out.iter().map(|f| format!("{f:?}")).collect()
+}
+
+/// Every group of the last batch has members the water cuts alike.
+fn groups_are_alike(world: &World, ids: &[BodyId]) -> bool {
+    world.batch.lane_groups().iter().all(|g| {
+        let first = sides(world, ids[g[0] as usize]);
+        g.iter().all(|&i| sides(world, ids[i as usize]) == first)
+    })
+}
+
+#[test]
+fn bodies_the_water_cuts_alike_are_grouped_together_with_their_bits() {
+    // Upright and edge-on boxes in turn: grouped in the order of the batch, every group
+    // would hold both, and their triangles would take the general kernel.
+    let (mut world, ids, states) = turned_boxes(16, upright_or_on_edge);
+    let mut batch = Vec::new();
+    for _ in 0..3 {
+        batch.push(step(&mut world, &ids, &states));
+    }
+    assert_ne!(
+        sides(&world, ids[0]),
+        sides(&world, ids[1]),
+        "the two ways are cut alike"
+    );
+    let evens: Vec<u32> = (0..16).step_by(2).collect();
+    let odds: Vec<u32> = (1..16).step_by(2).collect();
+    let mut groups = world.batch.lane_groups();
+    groups.sort();
+    assert_eq!(groups, vec![evens, odds]);
+    assert!(groups_are_alike(&world, &ids));
+    // Pure groups are kept: the next batch reuses its checks and groups.
+    assert!(world.batch.reusable);
+    // The same bits as each body stepped alone.
+    let (mut alone, ids, states) = turned_boxes(16, upright_or_on_edge);
+    for answers in &batch {
+        let each: Vec<String> = ids
+            .iter()
+            .zip(&states)
+            .map(|(&id, s)| format!("{:?}", alone.step_body(id, s, 0.02).unwrap()))
+            .collect();
+        assert_eq!(&each, answers);
+    }
+}
+
+#[test]
+fn groups_follow_bodies_that_turn() {
+    let (mut world, ids, mut states) = turned_boxes(16, upright_or_on_edge);
+    for _ in 0..3 {
+        step(&mut world, &ids, &states);
+    }
+    assert!(groups_are_alike(&world, &ids));
+    // Half the boxes of each group turn over, upright onto an edge and back: the groups
+    // are now mixed, and the next batch groups the bodies again, by how the water cuts
+    // them now.
+    for (i, state) in states.iter_mut().enumerate().take(8) {
+        *state = turned_state(i, upright_or_on_edge(i + 1));
+    }
+    step(&mut world, &ids, &states);
+    assert!(!groups_are_alike(&world, &ids));
+    assert!(!world.batch.reusable, "mixed groups were kept");
+    step(&mut world, &ids, &states);
+    assert!(groups_are_alike(&world, &ids), "{:?}", world.batch.lane_groups());
+    let mut groups = world.batch.lane_groups();
+    groups.sort();
+    assert_eq!(
+        groups,
+        vec![vec![0, 2, 4, 6, 9, 11, 13, 15], vec![1, 3, 5, 7, 8, 10, 12, 14]]
+    );
+    assert!(world.batch.reusable);
+}
