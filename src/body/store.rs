@@ -49,11 +49,6 @@ pub(crate) struct LaneKey {
 pub struct Body {
     /// Marks the body as listed in the batch being validated (duplicate detection).
     pub(crate) batch_mark: u64,
-    /// Which of the hull's vertices were under the water at the body's last step in the
-    /// lanes ([`sides_of`]): a batch puts bodies the water cuts alike in one group, where
-    /// every triangle takes the kernel of its kind. A hint for the grouping: no force
-    /// depends on it (a body's forces are the same bits in any group).
-    pub(crate) sides: u64,
     /// Whether a step of this hull has been taken.
     pub(crate) has_history: bool,
     /// What `has_history` was before the last step (to undo it).
@@ -157,7 +152,6 @@ impl Body {
             uses_patch: false,
             detail: None,
             batch_mark: 0,
-            sides: 0,
         };
         body.set_hull(hull);
         body.set_desc(desc);
@@ -431,7 +425,8 @@ impl Body {
 
 /// Which vertices are under the water (`h < 0`, as the clipping tests it), from their
 /// heights above it: bit `v % 64` for vertex `v`, folded by exclusive or past 64 (equal
-/// sides give equal bits; a rare collision only makes a group less alike).
+/// sides give equal bits; a rare collision only makes a group less alike). A batch groups
+/// small bodies by it, from their last step's heights (`Body::samples`).
 #[inline]
 pub(crate) fn sides_of(heights: &[f64]) -> u64 {
     heights

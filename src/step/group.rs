@@ -11,9 +11,7 @@ use super::after_pass_one::{Middle, after_pass_one};
 use super::finish::finish;
 use super::inertia::inverse_hull_inertias;
 use super::pass_one::{PassOne, Sum};
-use crate::body::{
-    Body, BodyForces, BodyState, Conditions, Derived, Discard, KeptReplay, StepDesc, StepInputs, sides_of,
-};
+use crate::body::{Body, BodyForces, BodyState, Conditions, Derived, Discard, KeptReplay, StepDesc, StepInputs};
 use crate::error::Result;
 use crate::forces::air::air_factor;
 use crate::forces::buoyancy;
@@ -35,7 +33,8 @@ use crate::water::Water;
 /// computed in its own lane, with no arithmetic across lanes: its forces are the same
 /// bits whichever bodies share the group, and whether it has any company (the spare
 /// lanes repeat the first body, and their results are dropped). The first
-/// `bodies.len()` results are the bodies'.
+/// `bodies.len()` results are the bodies'. Returns whether the water cut the bodies
+/// alike ([`lanes::cut_alike`]; a body alone, or none: yes).
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2", "x86_64+avx2"))]
 pub(crate) fn step_in_lanes<'w>(
     bodies: &mut [Option<&mut Body>],
@@ -43,7 +42,7 @@ pub(crate) fn step_in_lanes<'w>(
     dt: f64,
     env: &Environment<'w>,
     results: &mut [Result<BodyForces>],
-) {
+) -> bool {
     step_in_lanes_here(bodies, states, dt, env, results)
 }
 
@@ -56,7 +55,7 @@ fn step_in_lanes_here(
     dt: f64,
     env: &Environment<'_>,
     results: &mut [Result<BodyForces>],
-) {
+) -> bool {
     // The bodies up to the first missing one.
     let count = bodies
         .iter()
@@ -66,7 +65,7 @@ fn step_in_lanes_here(
         .min(LANES);
     let bodies = &mut bodies[..count];
     let Some(Some(first)) = bodies.first() else {
-        return;
+        return true;
     };
     let _timer = profile::time(Section::Compute);
     let hull = Arc::clone(&first.hull);
@@ -123,33 +122,9 @@ fn step_in_lanes_here(
     passes.stop();
     write_histories(bodies, history, narrowed);
     lanes.finish(bodies, states, one, middles, drag_on.then_some(&*drag), results);
-    // How the water cut each body stepped, for the next batch's groups (a hint, kept
-    // only by a step that succeeded).
-    let sides = lane_sides(vertices);
-    for (l, (body, result)) in bodies.iter_mut().zip(results.iter()).enumerate() {
-        if let (Some(body), Ok(_)) = (body, result) {
-            body.sides = if lanes.alone {
-                sides_of(&body.samples().heights)
-            } else {
-                sides[l]
-            };
-        }
-    }
+    let alike = lanes::cut_alike(kinds);
     GroupScratch::give_back(scratch);
-}
-
-/// [`sides_of`] each lane's body, from the group's vertices (eight bodies' compared at
-/// once).
-#[inline(always)]
-fn lane_sides(vertices: &[lanes::LaneVertex]) -> [u64; LANES] {
-    let mut bits = [0u64; LANES];
-    for (v, vertex) in vertices.iter().enumerate() {
-        let under: [u64; LANES] = std::array::from_fn(|l| u64::from(vertex[3][l] < 0.0));
-        for l in 0..LANES {
-            bits[l] ^= under[l] << (v % 64);
-        }
-    }
-    bits
+    alike
 }
 
 /// Each lane's rotation matrix, by column and component.

@@ -13,7 +13,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use rayon::prelude::*;
 
 use super::{BodyId, Workers, World, lock, not_a_body};
-use crate::body::{Body, BodyForces, BodyState, CHECKED_BYTES, LANES_HOT_BYTES, LaneKey, check_dt};
+use crate::body::{Body, BodyForces, BodyState, CHECKED_BYTES, LANES_HOT_BYTES, LaneKey, check_dt, sides_of};
 use crate::error::{Error, ErrorKind, Result};
 use crate::handle::Slots;
 use crate::loops::lanes::LANES;
@@ -55,8 +55,9 @@ pub(crate) struct BatchGroup {
     /// group, while the results are in its caches: a successful batch of 10000 bodies
     /// then reads 1250 flags, not 10000 results, before writing out).
     failed: bool,
-    /// Whether the water cuts the members differently ([`Body::sides`]): when grouped,
-    /// then after each step (noted by the thread that stepped it).
+    /// Whether the water cut the members differently at their last step (some triangle
+    /// dry in some and wet or cut in others: `crate::loops::lanes::cut_alike`), noted by
+    /// the thread that stepped them.
     mixed: bool,
     results: [Result<BodyForces>; LANES],
 }
@@ -110,7 +111,7 @@ pub(crate) struct BatchMemory {
     groups: Vec<BatchGroup>,
     keys: HashMap<LaneKey, u32>,
     lane_members: Vec<u128>,
-    /// How many groups the water cut differently when they were made.
+    /// How many groups the water cut differently at their first step.
     mixed_when_grouped: usize,
     /// The last batch's ids, when its checks and groups serve a next batch of the same
     /// ids (`reusable`): cleared by what can change a body's lane key or end it
@@ -180,7 +181,7 @@ impl Batch {
     /// first step, its checks and groups serve a next batch of the same ids, unless the
     /// water now cuts the members of more groups differently than when they were made
     /// (bodies that turn: grouped again by how the water cuts them now).
-    fn close(self, memory: &mut BatchMemory, ids: &[BodyId], succeeded: bool) {
+    fn close(mut self, memory: &mut BatchMemory, ids: &[BodyId], succeeded: bool) {
         if succeeded && self.every_body_has_history && !self.regroup() {
             if !self.reuse {
                 memory.ids.clear();
@@ -195,12 +196,18 @@ impl Batch {
         memory.states = self.validated;
     }
 
-    /// Whether the bodies should be grouped again: the water cuts the members of more
-    /// groups differently than when they were made, by more than one group in sixteen.
-    fn regroup(&self) -> bool {
+    /// Whether the bodies should be grouped again: the water cut the members of more
+    /// groups differently ([`BatchGroup::mixed`]) than at the first step of these groups,
+    /// by one group in sixteen or more. (Groups just made are measured, not judged: a
+    /// group of bodies cut alike can still hold some triangles cut differently.)
+    fn regroup(&mut self) -> bool {
         let mixed = self.groups.iter().filter(|g| g.mixed).count();
+        if !self.reuse {
+            self.mixed_when_grouped = mixed;
+            return false;
+        }
         let lanes = self.groups.iter().filter(|g| g.in_lanes).count();
-        mixed > self.mixed_when_grouped + (lanes / 16).max(1) - 1
+        mixed >= self.mixed_when_grouped + (lanes / 16).max(1)
     }
 
     /// Checks every id and (unless reused) groups the bodies: those of one small hull and
@@ -257,8 +264,9 @@ impl Batch {
             }
             let key = self.key_number(body.lane_key(), last);
             last = Some(key);
+            let sides = sides_of(&body.samples().heights);
             self.lane_members
-                .push(u128::from(key.1) << 96 | u128::from(body.sides) << 32 | i as u128);
+                .push(u128::from(key.1) << 96 | u128::from(sides) << 32 | i as u128);
         }
         self.group_lanes();
         Ok(())
@@ -278,31 +286,26 @@ impl Batch {
     }
 
     /// The bodies that go in the lanes, in groups of up to eight of one lane key: by lane
-    /// key, then by how the water cut them at their last step ([`Body::sides`]), then in
-    /// the order of the batch. A group whose bodies the water cuts alike has each triangle
+    /// key, then by how the water cut them at their last step ([`sides_of`] their last
+    /// samples' heights), then in the order of the batch. A group whose bodies the water cuts alike has each triangle
     /// dry, wet or cut the same way in every lane, and takes that kind's kernel (tumbling
     /// boxes, grouped in the order of the batch, had most triangles cut differently in
     /// some lane: the general kernel, 1.5 times the instructions a box).
     fn group_lanes(&mut self) {
         // (Numbers in one word: a batch of one kind, already in order, is sorted in one pass.)
         self.lane_members.sort_unstable();
-        // The group being filled: its lane key, its place and its first member's sides.
-        let mut filling: Option<(u128, usize, u64)> = None;
+        // The group being filled: its lane key and its place.
+        let mut filling: Option<(u128, usize)> = None;
         for &member in &self.lane_members {
-            let (key, sides, i) = (member >> 96, (member >> 32) as u64, member as u32 as usize);
+            let (key, i) = (member >> 96, member as u32 as usize);
             match filling {
-                Some((k, g, first)) if k == key && !self.groups[g].is_full() => {
-                    let group = &mut self.groups[g];
-                    group.mixed |= sides != first;
-                    group.push(i);
-                }
+                Some((k, g)) if k == key && !self.groups[g].is_full() => self.groups[g].push(i),
                 _ => {
                     self.groups.push(BatchGroup::new(i, true));
-                    filling = Some((key, self.groups.len() - 1, sides));
+                    filling = Some((key, self.groups.len() - 1));
                 }
             }
         }
-        self.mixed_when_grouped = self.groups.iter().filter(|g| g.mixed).count();
     }
 
     /// The host's water is asked from this thread, one body after the other; a bad
@@ -525,11 +528,8 @@ impl<S, F: Fn(&S) -> BodyState> Stepping<'_, S, F> {
         }
         if prepared.iter().all(|&p| p) {
             let mut lanes = guards.each_mut().map(|b| b.as_deref_mut());
-            step_in_lanes(&mut lanes[..n], &states, self.dt, &self.env, &mut group.results);
-            // How the water cut them now, for the next batch's grouping (`Batch::regroup`).
-            let mut sides = guards[..n].iter().flatten().map(|b| b.sides);
-            let first = sides.next();
-            group.mixed = sides.any(|s| Some(s) != first);
+            // (For the next batch's grouping: `Batch::regroup`.)
+            group.mixed = !step_in_lanes(&mut lanes[..n], &states, self.dt, &self.env, &mut group.results);
         } else {
             // (A body whose water could not be sampled: the batch fails, and the
             // others' steps are undone; they are taken one at a time meanwhile.)

@@ -446,6 +446,14 @@ const LONE_KINDS: [u8; 8] = [
     WET,
 ];
 
+/// Whether the water cut a group's bodies alike, from its triangles' `kinds`: no triangle
+/// [`MIXED`] (dry in some lanes and wet or cut in others, or cut both ways), whose
+/// general kernel computes every piece and the clipping's rotation. A batch groups its
+/// bodies again when more of its groups are mixed than when it made them.
+pub(crate) fn cut_alike(kinds: &[u8]) -> bool {
+    !kinds.contains(&MIXED)
+}
+
 /// Whether every lane of `under` is `n` (every lane tested: no early exit).
 #[inline(always)]
 fn every(under: &[u8; LANES], n: u8) -> bool {
