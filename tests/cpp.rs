@@ -6,7 +6,8 @@
 //!   static and shared), run, and run again under valgrind's memcheck;
 //! - `bindings/cpp/tests/wrapper_test.cpp`, keel.hpp's own checks, with exceptions and
 //!   with `-fno-exceptions -DKEEL_NO_EXCEPTIONS`, and under valgrind;
-//! - keel.hpp wrapping every function keel.h declares;
+//! - keel.hpp wrapping every function keel.h declares, and adding nothing to a step
+//!   (`bindings/cpp/tests/wrapper_cost.cpp`, counted by callgrind);
 //! - `bindings/cpp/tests/app.c` compiled with the exact `cc` lines of
 //!   `bindings/cpp/README.md`, read from it, directly and through pkg-config.
 //!
@@ -546,4 +547,136 @@ fn keel_hpp_wraps_every_function_of_the_header() {
         .filter(|name| !wrapper.contains(&format!("{name}(")))
         .collect();
     assert!(missing.is_empty(), "keel.hpp does not wrap {missing:?}");
+}
+
+/// The instructions `function` executed outside the library's `entry` point, from a
+/// callgrind output file (`callgrind_out`, collected with `--toggle-collect` on the
+/// function): its own lines and whatever else it called (the wrapper's helpers, had they
+/// not been inlined, or any other function of the library); and `entry`'s share.
+fn own_and_library_instructions(callgrind_out: &str, function: &str, entry: &str) -> (u64, u64) {
+    let mut names: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    let (mut current, mut callee): (Option<String>, Option<String>) = (None, None);
+    let (mut own, mut library) = (0u64, 0u64);
+    for line in callgrind_out.lines() {
+        // `fn=(id) name` starts a function's block, `cfn=(id) name` names the callee of the
+        // next `calls=` line, whose cost is on the line after it; names are given once,
+        // then only their ids.
+        let named = line
+            .strip_prefix("fn=")
+            .map(|rest| (true, rest))
+            .or_else(|| line.strip_prefix("cfn=").map(|rest| (false, rest)));
+        if let Some((is_function, rest)) = named {
+            let name = match rest.split_once(' ') {
+                Some((id, name)) => {
+                    names.insert(id.to_string(), name.to_string());
+                    name.to_string()
+                }
+                None => names.get(rest).cloned().unwrap_or_default(),
+            };
+            if is_function {
+                current = Some(name);
+                callee = None;
+            } else {
+                callee = Some(name);
+            }
+            continue;
+        }
+        if line.starts_with("calls=") || current.as_deref() != Some(function) {
+            continue;
+        }
+        // A cost line: a position (a line number, maybe relative, or `*`) and the count.
+        let mut fields = line.split_whitespace();
+        let (Some(position), Some(count), None) = (fields.next(), fields.next(), fields.next()) else {
+            continue;
+        };
+        let is_position = position == "*" || position.trim_start_matches(['+', '-']).parse::<u64>().is_ok();
+        let Ok(count) = count.parse::<u64>() else {
+            continue;
+        };
+        if !is_position {
+            continue;
+        }
+        match callee.take() {
+            Some(name) if name == entry => library += count,
+            _ => own += count,
+        }
+    }
+    (own, library)
+}
+
+/// issue 35: the C++ wrapper adds nothing to a step. `bindings/cpp/tests/wrapper_cost.cpp`
+/// (built as a user's release build, -O2) steps the same bodies through the same states
+/// by keel.h's functions and by keel.hpp's, each loop in a function of its own, and
+/// callgrind counts the instructions each loop executed outside the library: the
+/// wrapper's calls may add at most a few instructions a step (its status check) to the
+/// C loop's, and nothing the library does (instruction counts, not times: the same on
+/// every run).
+#[test]
+fn the_wrapper_adds_nothing_to_a_step() {
+    if !have("c++", "--version") || !have("valgrind", "--version") {
+        return;
+    }
+    let dir = scratch("wrapper-cost");
+    let exe = dir.join("wrapper_cost");
+    run(Command::new("c++")
+        .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-pedantic", "-Werror"])
+        .arg("-I")
+        .arg(root().join("include"))
+        .arg("-I")
+        .arg(root().join("bindings/cpp"))
+        .arg(root().join("bindings/cpp/tests/wrapper_cost.cpp"))
+        .arg(library_dir().join("libkeel.a"))
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe));
+    let plain = stdout_of(&run(&mut Command::new(&exe)));
+    assert!(plain.contains("stepped 40 times each way"), "{plain}");
+
+    const LOOPS: [(&str, &str); 4] = [
+        ("cost_body_step_c", "keel_body_step"),
+        ("cost_body_step_hpp", "keel_body_step"),
+        ("cost_world_step_c", "keel_world_step"),
+        ("cost_world_step_hpp", "keel_world_step"),
+    ];
+    let out = dir.join("callgrind.out");
+    let mut command = Command::new("valgrind");
+    command
+        .arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", out.display()));
+    for (name, _) in LOOPS {
+        command.arg(format!("--toggle-collect={name}"));
+    }
+    run(command.arg(&exe));
+    let counts = std::fs::read_to_string(&out).expect("callgrind wrote no output");
+    let [c_body, hpp_body, c_world, hpp_world] =
+        LOOPS.map(|(name, entry)| own_and_library_instructions(&counts, name, entry));
+    let steps = 40;
+    for (what, (c_own, c_library), (hpp_own, hpp_library)) in [
+        ("Body::step against keel_body_step", c_body, hpp_body),
+        ("World::step against keel_world_step (16 bodies)", c_world, hpp_world),
+    ] {
+        println!(
+            "{what}: {:.1} against {:.1} instructions a call outside the library \
+             (the library: {} and {} a call)",
+            hpp_own as f64 / steps as f64,
+            c_own as f64 / steps as f64,
+            hpp_library / steps,
+            c_library / steps
+        );
+        // The counts are read, not made up: each loop ran its calls and the library's step.
+        assert!(
+            c_own >= steps && hpp_own >= steps,
+            "{what}: no loop instructions counted"
+        );
+        assert!(
+            c_library > 1000 * steps && hpp_library > 1000 * steps,
+            "{what}: no library step counted"
+        );
+        // The wrapper's status check, against the C loop's own: one instruction a call more
+        // with g++ 12 -O2 (a call to even the cheapest function, keel_abi_version, adds 3).
+        assert!(
+            hpp_own <= c_own + 2 * steps,
+            "{what}: the wrapper adds {:.1} instructions a call",
+            (hpp_own as f64 - c_own as f64) / steps as f64
+        );
+    }
 }
